@@ -1,0 +1,38 @@
+# The course's two commands:
+#   make lab   set everything up, then open JupyterLab on notebooks/00_start_here.ipynb
+#   make test  set everything up, then run the whole test suite (what .ci/run calls)
+# Both are fast when nothing changed: the virtual environment is rebuilt only when pyproject.toml is newer.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+KERNEL := autograd-memory-lab
+PORT   ?= 8888
+# No screen (a server, a container, CI): do not try to open a browser, just print the URL with its token.
+NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY)),,--no-browser))
+
+.PHONY: setup lab test check clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
+	touch $(STAMP)
+
+setup: $(STAMP)
+	@bash tools/system_deps.sh graphviz
+
+lab: setup
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
+
+test: setup
+	@bash tools/system_deps.sh chromium
+	$(BIN)/python -m course_utils check
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+check: setup
+	$(BIN)/python -m course_utils check
+
+clean:
+	rm -rf $(VENV) artifacts *.egg-info

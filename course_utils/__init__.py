@@ -1,0 +1,54 @@
+"""Autograd Memory Lab: exact memory meters, live gauges and graph views for the course notebooks.
+
+Every public name is listed in ``_PUBLIC`` below and imported on first use, so that
+``import course_utils`` stays fast and never pulls in matplotlib, ipywidgets or torchviz.
+
+>>> import course_utils as cu
+>>> with cu.LiveTensors() as live:          # doctest: +SKIP
+...     x = torch.zeros(1000)
+>>> live.bytes                              # doctest: +SKIP
+4000
+"""
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_PUBLIC = {
+    # environment
+    "check_env": "env", "EnvReport": "env",
+    # exact meters
+    "LiveTensors": "meters", "GraphMemory": "meters", "GraphMemoryUnsupported": "meters",
+    "device_memory": "meters", "measure": "meters", "Report": "meters",
+    "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
+    "Trace": "trace",
+    "format_bytes": "units",
+    "pick_device": "devices",
+    # live display and pictures
+    "MemoryGauge": "gauges",
+    "plot_trace": "plots", "compare_traces": "plots",
+    "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs",
+    "GraphTable": "graphs", "NoGraphError": "graphs",
+    # exercises
+    "checks": None,
+    # the worked problems
+    "pinn": None, "ode": None, "integrate": None,
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'course_utils' has no attribute {name!r}")
+    module_name = _PUBLIC[name]
+    if module_name is None:  # a whole submodule, e.g. course_utils.pinn
+        value = import_module(f"{__name__}.{name}")
+    else:
+        value = getattr(import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -1,0 +1,23 @@
+"""Command line: ``python -m course_utils check`` and ``python -m course_utils selftest [--device cpu|cuda]``."""
+import argparse
+import sys
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m course_utils", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("check", help="print [OK]/[FAIL] for everything the course needs")
+    selftest = commands.add_parser("selftest", help="run fixed scenarios and compare the meters with the device's counters")
+    selftest.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
+    selftest.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    args = parser.parse_args(argv)
+
+    if args.command == "check":
+        from .env import check_env
+        return 0 if check_env().ok else 1
+    from .selftest import run_selftest
+    return 0 if run_selftest(device=args.device, json_path=args.json).ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

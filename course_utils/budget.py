@@ -1,0 +1,56 @@
+"""A memory budget that stops a runaway demo at the op that crosses it, before the kernel dies.
+
+>>> import torch
+>>> history = []
+>>> try:
+...     with memory_budget(10_000):
+...         for step in range(100):
+...             history.append(torch.zeros(1000))     # 4 kB a step, never freed
+... except MemoryBudgetExceeded as stop:
+...     print(step, stop.reached > stop.budget)
+2 True
+"""
+from .meters import LiveTensors
+from .units import format_bytes
+
+DEFAULT_HINT = ("Something keeps tensors alive across steps: a loss kept as a tensor, an output stored "
+                "without .detach(), or a graph kept by retain_graph=True.")
+
+
+class MemoryBudgetExceeded(RuntimeError):
+    """The live tensors created inside a :func:`memory_budget` block went over its budget.
+
+    ``reached`` and ``budget`` are in bytes, ``op`` names the operation that crossed the line.
+    """
+
+    def __init__(self, reached, budget, op, hint=DEFAULT_HINT):
+        self.reached, self.budget, self.op, self.hint = reached, budget, str(op), hint
+        super().__init__(
+            f"Memory budget exceeded: {format_bytes(reached)} of live tensors > budget {format_bytes(budget)} "
+            f"(at {self.op}). The demo stopped itself before the kernel ran out of memory. {hint}"
+        )
+
+
+def _raise_over_budget(meter, op):
+    raise MemoryBudgetExceeded(meter.bytes, meter._budget, op, meter.hint)
+
+
+class memory_budget(LiveTensors):
+    """Context manager: raise :class:`MemoryBudgetExceeded` at the first op that takes the live
+    tensors created inside the block over ``max_bytes``. Nothing stays installed after it exits.
+
+    It is a :class:`LiveTensors` meter too: ``.bytes`` and ``.peak`` read the same way, and
+    ``.track(...)`` adds tensors that existed before (they count against the budget).
+    """
+
+    _what = "budget"
+
+    def __init__(self, max_bytes, hint=DEFAULT_HINT):
+        if not max_bytes or max_bytes <= 0:
+            raise ValueError(f"memory_budget needs a positive number of bytes, got {max_bytes!r}")
+        super().__init__(budget=int(max_bytes), on_exceed=_raise_over_budget)
+        self.hint = hint
+
+    @property
+    def budget(self):
+        return self._budget

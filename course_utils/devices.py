@@ -1,0 +1,28 @@
+"""Pick the device the course's code runs on, so every notebook runs on CPU, CUDA or MPS unchanged."""
+import torch
+
+
+def pick_device(prefer=None):
+    """Return ``torch.device`` for ``prefer`` ("cpu", "cuda", "mps") or the best one available.
+
+    >>> pick_device("cpu")
+    device(type='cpu')
+
+    Asking for a device this machine does not have raises a ``RuntimeError`` that says what to do.
+    """
+    if prefer is None:
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    device = torch.device(prefer)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError(
+            "CUDA was asked for but this machine has no usable CUDA device "
+            f"(torch {torch.__version__}, built with CUDA: {torch.version.cuda}). "
+            "Run on the CPU (device='cpu'), or install a CUDA build of torch: see README 'Using a GPU'."
+        )
+    if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise RuntimeError("MPS was asked for but is not available here; use device='cpu'.")
+    return device

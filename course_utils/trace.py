@@ -1,0 +1,116 @@
+"""A meter over time: samples per step, the growth per step, and a check that memory stays flat.
+
+>>> trace = Trace("leaky loop")
+>>> for step in range(5):
+...     trace.record(step, live=1000 + 400 * step, saved=0)
+>>> trace.growth_per_step("live")
+400.0
+>>> trace.assert_flat("saved")
+>>> Trace.from_json(trace.to_json()).values["live"][-1]
+2600
+"""
+import json
+import math
+
+from .units import format_bytes
+
+
+class NotFlatError(AssertionError):
+    """A meter that should stay flat grew; the message says by how much and what usually causes it."""
+
+
+class Trace:
+    """Samples of any meters over steps: ``record(step, label=None, **values)``.
+
+    ``values[name]`` is a list aligned with ``steps``; a meter missing from a sample is ``None``.
+    """
+
+    def __init__(self, name=""):
+        self.name = name
+        self.steps = []
+        self.labels = []
+        self.values = {}
+
+    def __len__(self):
+        return len(self.steps)
+
+    def record(self, step, label=None, **values):
+        """Add one sample: ``trace.record(3, live=live.bytes, saved=graph.bytes)``."""
+        for name in values:
+            if name not in self.values:
+                self.values[name] = [None] * len(self.steps)
+        for name, series in self.values.items():
+            series.append(values.get(name))
+        self.steps.append(step)
+        self.labels.append(label)
+
+    def series(self, name, skip=0):
+        """(steps, values) of one meter, leaving out the first ``skip`` samples and missing values."""
+        if name not in self.values:
+            known = ", ".join(self.values) or "none yet"
+            raise KeyError(f"this trace has no meter {name!r} (it has: {known})")
+        pairs = [(s, v) for s, v in zip(self.steps[skip:], self.values[name][skip:]) if v is not None]
+        return [s for s, _ in pairs], [v for _, v in pairs]
+
+    def growth_per_step(self, name, skip=0):
+        """Least-squares slope of the meter against the step number: bytes per step."""
+        steps, values = self.series(name, skip)
+        if len(steps) < 2:
+            return 0.0
+        mean_s, mean_v = sum(steps) / len(steps), sum(values) / len(values)
+        var = sum((s - mean_s) ** 2 for s in steps)
+        if var == 0:
+            return 0.0
+        slope = sum((s - mean_s) * (v - mean_v) for s, v in zip(steps, values)) / var
+        return 0.0 if math.isclose(slope, 0.0, abs_tol=1e-9) else slope
+
+    def assert_flat(self, name, tolerance_bytes=0, skip=0):
+        """Raise :class:`NotFlatError` unless every sample (after the first ``skip``, e.g. a warm-up
+        step that allocates ``.grad``) stays within ``tolerance_bytes`` of the first one."""
+        steps, values = self.series(name, skip)
+        if not values:
+            raise NotFlatError(f"{name!r} has no samples to check (skip={skip}, {len(self)} samples in all)")
+        spread = max(values) - min(values)
+        if spread > tolerance_bytes:
+            growth = self.growth_per_step(name, skip)
+            title = f" in {self.name!r}" if self.name else ""
+            raise NotFlatError(
+                f"{name!r}{title} is not flat: it moved by {format_bytes(spread)} over {len(values)} samples "
+                f"(from {format_bytes(values[0])} to {format_bytes(values[-1])}, "
+                f"{format_bytes(growth, signed=True)} per step; allowed: {format_bytes(tolerance_bytes)}). "
+                "Something keeps a reference each step: a loss kept as a tensor instead of loss.item(), "
+                "an output stored without .detach(), or a graph kept with retain_graph=True/create_graph=True."
+            )
+
+    def to_dict(self):
+        return {"name": self.name, "steps": self.steps, "labels": self.labels, "values": self.values}
+
+    def to_json(self, **dumps_kwargs):
+        return json.dumps(self.to_dict(), **dumps_kwargs)
+
+    @classmethod
+    def from_dict(cls, data):
+        trace = cls(data.get("name", ""))
+        trace.steps = list(data["steps"])
+        trace.labels = list(data.get("labels") or [None] * len(trace.steps))
+        trace.values = {name: list(series) for name, series in data["values"].items()}
+        if any(len(series) != len(trace.steps) for series in trace.values.values()):
+            raise ValueError("corrupt trace: every meter needs one value (or null) per step")
+        return trace
+
+    @classmethod
+    def from_json(cls, text):
+        return cls.from_dict(json.loads(text))
+
+    def summary(self):
+        """One line per meter: last value, peak and growth per step."""
+        lines = [f"Trace {self.name!r}: {len(self)} samples"]
+        for name in self.values:
+            _, values = self.series(name)
+            if values:
+                lines.append(f"  {name:<14} last {format_bytes(values[-1]):>10}  peak {format_bytes(max(values)):>10}  "
+                             f"growth {format_bytes(self.growth_per_step(name), signed=True):>10}/step")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<Trace {self.name!r}: {len(self)} samples of {', '.join(self.values) or 'nothing'}>"

@@ -1,0 +1,51 @@
+"""course_utils.check_env and `python -m course_utils check`."""
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import course_utils
+
+
+def test_check_env_reports_every_need():
+    report = course_utils.check_env(verbose=False)
+    names = [need.name for need in report.needs]
+    assert names == ["python", "torch", "jupyterlab", "ipywidgets", "matplotlib", "torchviz", "dot", "nbval"]
+    assert report.ok, str(report)
+    assert all(need.version for need in report.needs), str(report)
+    assert "CUDA" in report["torch"].detail
+
+
+def _run_check(env):
+    return subprocess.run([sys.executable, "-m", "course_utils", "check"], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_cli_prints_table_and_succeeds():
+    out = _run_check(os.environ.copy())
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("[OK]") == 8, out.stdout
+
+
+def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
+    # PATH holds only this Python's folder (no `dot`), so the check cannot find graphviz.
+    env = os.environ.copy()
+    env["PATH"] = str(pathlib.Path(sys.executable).parent)
+    assert shutil.which("dot", path=env["PATH"]) is None
+    out = _run_check(env)
+    assert out.returncode != 0
+    dot_line = [line for line in out.stdout.splitlines() if " dot " in line][0]
+    assert dot_line.startswith("[FAIL]"), out.stdout
+    assert "apt-get install graphviz" in out.stdout and "brew install graphviz" in out.stdout
+
+
+def test_import_is_light():
+    code = ("import sys, course_utils; heavy = [m for m in ('matplotlib', 'ipywidgets', 'torchviz', 'torch') if m in sys.modules]; "
+            "print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_public_names_resolve():
+    for name in course_utils.__all__:
+        assert getattr(course_utils, name) is not None, name

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Make sure a system program the course needs is present: install it with apt when we can
+# (Debian/Ubuntu, running as root), otherwise print the command for this system and go on.
+#   bash tools/system_deps.sh graphviz   -> the `dot` binary (graph pictures)
+#   bash tools/system_deps.sh chromium   -> /usr/bin/chromium (the browser test of the live gauge)
+set -u
+what=${1:?usage: system_deps.sh graphviz|chromium}
+case "$what" in
+  graphviz) binary=dot; package=graphviz;
+            hint="Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | conda: conda install -c conda-forge graphviz" ;;
+  chromium) binary=chromium; package=chromium;
+            hint="Debian: sudo apt-get install chromium (only the browser test needs it)" ;;
+  *) echo "system_deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
+esac
+
+command -v "$binary" >/dev/null 2>&1 && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "[setup] installing $package with apt-get ..."
+  export DEBIAN_FRONTEND=noninteractive
+  stamp=/var/lib/apt/lists/.autograd-memory-lab-updated
+  [ -f "$stamp" ] || { apt-get update -qq && touch "$stamp"; }
+  if apt-get install -y -qq "$package" >/dev/null; then
+    command -v "$binary" >/dev/null 2>&1 && exit 0
+  fi
+  echo "[setup] apt-get could not install $package." >&2
+fi
+echo "[setup] '$binary' is missing. Install it with: $hint" >&2
+echo "[setup] going on without it; 'python -m course_utils check' shows what is still missing." >&2
+exit 0
