@@ -31,8 +31,8 @@ class MemoryBudgetExceeded(RuntimeError):
         )
 
 
-def _raise_over_budget(meter, op):
-    raise MemoryBudgetExceeded(meter.bytes, meter._budget, op, meter.hint)
+def _raise_over_budget(meter, op, reached):
+    raise MemoryBudgetExceeded(reached, meter._budget, op, meter.hint)
 
 
 class memory_budget(LiveTensors):

@@ -124,7 +124,13 @@ class _CountNewStorages(TorchDispatchMode):
             storage = _storage_of(tensor)
             # An output that shares an input's storage (a view, an in-place op) is not new memory.
             if storage is not None and id(storage) not in inputs:
-                self.meter._count(storage, op=func)
+                self.meter._count(storage)
+        meter = self.meter
+        if meter._budget is not None and meter.bytes > meter._budget:
+            reached = meter.bytes
+            # drop our references first: the exception's traceback must not keep the output alive
+            del out, tensor, storage
+            meter._on_exceed(meter, func, reached)
         return out
 
 
@@ -140,6 +146,9 @@ class LiveTensors(_Meter):
     ...     y = torch.ones(250).exp()   # the ones (1 kB) die at once; y is 1 kB
     >>> live.bytes, live.peak
     (1000, 2000)
+
+    ``budget``/``on_exceed``: when the live bytes go over ``budget`` after an op,
+    ``on_exceed(meter, op, reached_bytes)`` is called (see :func:`course_utils.memory_budget`).
 
     Caveats: memory that bypasses PyTorch's dispatcher (``torch.from_numpy``, a storage resized in
     place) is not seen; pass such tensors to :meth:`track`.
@@ -185,10 +194,10 @@ class LiveTensors(_Meter):
             for tensor in tensors:
                 storage = _storage_of(tensor)
                 if storage is not None:
-                    self._count(storage, op=None)
+                    self._count(storage)
         return self
 
-    def _count(self, storage, op):
+    def _count(self, storage):
         key = id(storage)
         with self._lock:
             if key in self._refs:
@@ -196,9 +205,6 @@ class LiveTensors(_Meter):
             nbytes = storage.nbytes()
             self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes)
             self._add(nbytes)
-            over = self._budget is not None and op is not None and self.bytes > self._budget
-        if over and self._on_exceed is not None:
-            self._on_exceed(self, op)
 
     def _make_release(self, key):
         def release(_ref):

@@ -1,0 +1,263 @@
+"""Exact meters: hand-computed byte counts, lifetimes, safety. All on CPU; float32 is 4 bytes."""
+import gc
+import threading
+
+import pytest
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from course_utils import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory, measure
+
+
+def nothing_installed():
+    return _get_current_dispatch_mode() is None and torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+
+
+# ---------------------------------------------------------------- LiveTensors
+
+def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing():
+    with LiveTensors() as live:
+        x = torch.zeros(1000)
+        assert live.bytes == 4000
+        view, row = x[:10], x.view(10, 100)[3]
+        assert live.bytes == 4000 and live.count == 1
+    del x
+    assert live.bytes == 4000, "the views still hold the storage"
+    del view, row
+    assert live.bytes == 0
+
+
+def test_dtype_sizes_are_exact():
+    with LiveTensors() as live:
+        a = torch.zeros(10, dtype=torch.float64)
+        b = torch.zeros(10, dtype=torch.int8)
+        c = torch.zeros(3, 5, dtype=torch.float16)
+    assert live.bytes == 80 + 10 + 30
+
+
+def test_peak_sees_transients():
+    with LiveTensors() as live:
+        y = torch.ones(250).exp()  # ones (1,000 B) dies when exp's output (1,000 B) is kept
+    assert (live.bytes, live.peak) == (1000, 2000)
+    del y
+
+
+def test_in_place_ops_and_detach_add_nothing():
+    with LiveTensors() as live:
+        x = torch.zeros(100)
+        x.add_(1).mul_(2)
+        d = x.detach()
+        assert live.bytes == 400
+    del x, d
+
+
+def test_track_adds_existing_storages_once():
+    model = torch.nn.Linear(10, 5)  # weight 50 + bias 5 floats
+    x = torch.zeros(3, 10)
+    with LiveTensors() as live:
+        live.track(model, x, [x, model.weight])
+        assert live.bytes == (55 + 30) * 4
+    del x
+    assert live.bytes == 55 * 4
+
+
+def test_nested_meters_both_count():
+    with LiveTensors() as outer:
+        a = torch.zeros(100)
+        with LiveTensors() as inner:
+            b = torch.zeros(50)
+        assert (outer.bytes, inner.bytes) == (600, 200)
+    del a, b
+    assert (outer.bytes, inner.bytes) == (0, 0)
+
+
+def test_gradients_made_by_backward_are_counted():
+    w = torch.ones(1000, requires_grad=True)
+    with LiveTensors() as live:
+        (w * 3).sum().backward()
+        assert w.grad is not None
+    # only the 4,000-byte gradient survives (the loss is gone, the product was never saved)
+    assert live.bytes == 4000
+    w.grad = None
+    assert live.bytes == 0
+
+
+def test_meter_holds_no_reference():
+    with LiveTensors() as live:
+        x = torch.zeros(1000)
+        del x
+        assert live.bytes == 0, "deleting the only reference must free the storage while the meter is alive"
+
+
+def test_track_rejects_non_tensors_with_a_clear_error():
+    with LiveTensors() as live:
+        with pytest.raises(TypeError, match="tensors, nn.Modules"):
+            live.track(3.0)
+
+
+# ---------------------------------------------------------------- GraphMemory
+
+def test_exp_saves_its_output_and_sin_its_input():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as graph:
+        y = x.exp()
+        z = x.sin()
+    # d/dx exp(x) = exp(x): autograd keeps the result; d/dx sin(x) = cos(x): it keeps the input
+    assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
+    assert z.grad_fn._saved_self.data_ptr() == x.data_ptr()
+    assert graph.bytes == 8000 and graph.count == 2
+    assert graph.by_kind == {"parameters": 0, "inputs": 4000, "activations": 4000}
+
+
+def test_a_storage_saved_twice_counts_once():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as graph:
+        y = x.sin() + x.cos()  # both save x
+    assert graph.count == 2 and graph.bytes == 4000
+    del y
+
+
+def test_linear_layer_saves_its_input_and_refers_to_its_weight():
+    layer = torch.nn.Linear(100, 10, bias=False)
+    x = torch.randn(32, 100, requires_grad=True)
+    with GraphMemory() as graph:
+        out = layer(x)
+    assert graph.by_kind == {"parameters": 100 * 10 * 4, "inputs": 32 * 100 * 4, "activations": 0}
+    del out
+
+
+def test_backward_frees_the_graph_and_retain_graph_keeps_it():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as graph:
+        y = x.exp().sum()
+    y.backward(retain_graph=True)
+    assert graph.bytes == 4000, "retain_graph=True keeps exp's saved output"
+    y.backward()
+    assert graph.bytes == 0 and graph.count == 0
+
+
+def test_dropping_the_output_frees_the_graph():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as graph:
+        y = x.exp().sum()
+    del y
+    assert graph.bytes == 0
+
+
+def test_create_graph_grows_the_saved_bytes():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as graph:
+        y = x.exp().sum()
+        first = graph.bytes
+        (g,) = torch.autograd.grad(y, x, create_graph=True)
+        second = graph.bytes
+    assert first == 4000
+    # exp's backward, grad * result, saves both factors: the incoming grad (an expanded 4-byte
+    # scalar) and exp's output, which is already counted
+    assert second == first + 4
+    assert g.grad_fn is not None
+    del y, g
+    gc.collect()
+    assert graph.bytes == 0
+
+
+def test_backward_create_graph_cycle_needs_gc_or_a_reset():
+    w = torch.nn.Parameter(torch.randn(1000))
+    with GraphMemory() as graph:
+        with pytest.warns(UserWarning, match="create_graph=True"):
+            (w.exp().sum()).backward(create_graph=True)
+    del_before = graph.bytes
+    assert del_before > 0
+    w.grad = None  # breaks the cycle param -> .grad -> graph -> param
+    assert graph.bytes == 0
+
+
+def test_torch_func_is_refused_with_a_pointer_to_live_tensors():
+    from torch.func import grad
+
+    x = torch.randn(10)
+    with pytest.raises(GraphMemoryUnsupported, match="LiveTensors"):
+        with GraphMemory():
+            grad(lambda t: t.sin().sum())(x)
+    assert nothing_installed()
+
+
+# ---------------------------------------------------------------- safety
+
+def test_nothing_stays_installed_after_an_exception():
+    with pytest.raises(ZeroDivisionError):
+        with LiveTensors(), GraphMemory():
+            torch.zeros(3)
+            1 / 0
+    assert nothing_installed()
+
+
+def test_a_finished_meter_cannot_be_reentered():
+    meter = LiveTensors()
+    with meter:
+        pass
+    with pytest.raises(RuntimeError, match="create a new one"):
+        with meter:
+            pass
+    assert nothing_installed()
+
+
+def test_exiting_on_another_thread_is_an_error():
+    meter = GraphMemory().__enter__()
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(pytest.raises(RuntimeError, meter.__exit__, None, None, None)))
+    thread.start()
+    thread.join()
+    assert "another" in str(errors[0].value)
+    meter.__exit__(None, None, None)  # the owner can still close it cleanly
+    assert nothing_installed()
+
+
+def test_rerunning_a_cell_does_not_stack_state():
+    for _ in range(3):
+        with LiveTensors() as live, GraphMemory() as graph:
+            y = torch.ones(10, requires_grad=True).exp().sum()
+        assert graph.bytes == 40
+        del y
+    assert nothing_installed()
+
+
+# ---------------------------------------------------------------- measure and device counters
+
+def test_measure_reports_exact_numbers():
+    report = measure(lambda: torch.ones(1000, requires_grad=True).exp().sum())
+    # peak: the leaf (4,000 B) + exp's output (4,000 B) + the sum (4 B), all alive at the end
+    assert (report.peak_bytes, report.saved_bytes, report.leftover_bytes) == (8004, 4000, 0)
+    # held while the result lives: the leaf (a cycle-free reference from the graph), exp's output, the sum
+    assert report.held_bytes == 4000 + 4000 + 4
+    assert "saved for backward" in str(report) and "<table>" in report._repr_html_()
+
+
+def test_a_loss_history_of_tensors_leaks_a_known_amount_and_item_does_not():
+    w = torch.nn.Parameter(torch.randn(100))
+    history, totals = [], []
+
+    def step_keep_tensor():
+        history.append((w.exp() * 2).sum())  # keeps the graph: exp's output (400 B) + the loss (4 B)
+
+    def step_keep_item():
+        totals.append((w.exp() * 2).sum().item())
+
+    leaks = [measure(step_keep_tensor).leftover_bytes for _ in range(3)]
+    assert leaks == [404, 404, 404]
+    assert [measure(step_keep_item).leftover_bytes for _ in range(3)] == [0, 0, 0]
+
+
+def test_measure_falls_back_for_torch_func():
+    from torch.func import hessian, vmap
+
+    x = torch.randn(5, 3)
+    report = measure(vmap(hessian(lambda t: (t.sin() ** 2).sum())), x, keep_result=True)
+    assert report.saved_bytes is None and "torch.func" in report.note
+    assert report.result.shape == (5, 3, 3) and report.held_bytes == 5 * 3 * 3 * 4
+
+
+def test_device_memory_has_only_keys_that_exist_here():
+    readings = device_memory()
+    assert readings["rss"] > 0
+    assert ("cuda_allocated" in readings) == torch.cuda.is_available()
