@@ -1,0 +1,538 @@
+"""Graph views: the backward graph autograd recorded, and the memory each node keeps alive.
+
+* :func:`graph_table` lists every node of the graph behind one or more tensors, with the tensors it
+  saved for backward (shape, dtype, bytes), and whether backward has freed them. Its ``total_bytes``
+  counts each storage once, as :class:`~course_utils.meters.GraphMemory` does.
+* :func:`show_graph` draws the same graph with graphviz: nodes coloured by saved bytes, freed nodes
+  greyed out, leaves named from ``params``. It shows inline in JupyterLab.
+* :func:`lifecycle` takes snapshots of one graph at chosen moments (after forward, after backward ...)
+  and shows them side by side, or one at a time with a slider.
+
+>>> x = torch.ones(1000, requires_grad=True)
+>>> y = x.exp().sum()                     # exp saves its result: 1000 float32 = 4 kB
+>>> table = graph_table(y)
+>>> table.node_count, table.total_bytes
+(3, 4000)
+>>> y.backward()
+>>> graph_table(y).total_bytes, graph_table(y).freed_count
+(0, 1)
+
+The views read what each node saved from its ``_saved_*`` attributes, the same tensors the
+``GraphMemory`` meter sees; they hold no tensor after they return.
+"""
+import gc
+import html
+import shutil
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field
+
+import torch
+
+from .meters import _storage_of
+from .units import format_bytes
+
+MAX_NODES = 300  # above this, show_graph summarises instead of drawing
+INSTALL_HINT = "install graphviz: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) or `conda install graphviz`"
+_PALETTE = ("#fff3b0", "#ffd166", "#f4845f", "#c1121f")  # light to dark: a quarter of the largest node each
+_FREED = "freed"
+
+
+class NoGraphError(ValueError):
+    """The tensor has no ``grad_fn``: there is no backward graph to show. The message says why."""
+
+
+# ---------------------------------------------------------------------------------------------
+# What the graph holds
+
+
+@dataclass(frozen=True)
+class SavedSlot:
+    """One tensor a node saved for backward. ``nbytes`` is its storage's size (what it keeps alive);
+    ``counted`` is False when an earlier slot already counted the same storage."""
+
+    name: str
+    state: str = "alive"  # or "freed"
+    shape: tuple = None
+    dtype: str = None
+    nbytes: int = None
+    kind: str = None  # parameters / inputs / activations, as GraphMemory splits them
+    counted: bool = False
+
+
+@dataclass
+class GraphNode:
+    """A node of the backward graph: its op (``ExpBackward0``), or a leaf (``AccumulateGrad``)."""
+
+    index: int
+    op: str
+    leaf: str = None  # for AccumulateGrad: the leaf's name (from params) and shape
+    saved: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)  # indices of the nodes it passes gradients on to
+
+    @property
+    def nbytes(self):
+        """Bytes this node keeps alive: its saved storages, each once."""
+        return sum(slot.nbytes for slot in self.saved if slot.state == "alive" and slot.nbytes is not None)
+
+    @property
+    def state(self):
+        if self.leaf is not None:
+            return "leaf"
+        if not self.saved:
+            return "saves nothing"
+        return "freed" if all(slot.state == _FREED for slot in self.saved) else "alive"
+
+
+class GraphTable:
+    """The nodes behind some outputs, what each saved, and totals. Built by :func:`graph_table`."""
+
+    def __init__(self, nodes, outputs, total_bytes, by_kind):
+        self.nodes = nodes
+        self.outputs = outputs  # [(label, index of its grad_fn node, shape)]
+        self.total_bytes = total_bytes  # alive saved storages, each counted once
+        self.by_kind = by_kind
+
+    @property
+    def node_count(self):
+        return len(self.nodes)
+
+    @property
+    def leaf_count(self):
+        return sum(node.leaf is not None for node in self.nodes)
+
+    @property
+    def freed_count(self):
+        """Saved slots that backward has freed."""
+        return sum(slot.state == _FREED for node in self.nodes for slot in node.saved)
+
+    def op_counts(self):
+        """How many nodes of each op, most frequent first."""
+        return Counter(node.op for node in self.nodes).most_common()
+
+    def top_nodes(self, n=10):
+        """The ``n`` nodes that keep the most bytes alive."""
+        return sorted((node for node in self.nodes if node.nbytes), key=lambda node: -node.nbytes)[:n]
+
+    def caption(self):
+        leaves = f"{self.leaf_count} leaf" if self.leaf_count == 1 else f"{self.leaf_count} leaves"
+        text = (f"{self.node_count} nodes ({leaves}), {format_bytes(self.total_bytes)} saved "
+                f"for backward (each storage once)")
+        if self.freed_count:
+            text += f", {self.freed_count} saved tensors freed"
+        return text
+
+    def rows(self):
+        """One row per saved tensor (or per node that saved none): (node, op, saved, shape, dtype, bytes, kind, state)."""
+        rows = []
+        for node in self.nodes:
+            if node.leaf is not None:
+                rows.append((node.index, node.op, node.leaf, "", "", "", "", "leaf"))
+            elif not node.saved:
+                rows.append((node.index, node.op, "", "", "", "", "", "saves nothing"))
+            for slot in node.saved:
+                shape = "" if slot.shape is None else "x".join(map(str, slot.shape)) or "scalar"
+                size = "" if slot.nbytes is None else format_bytes(slot.nbytes) + ("" if slot.counted else " (counted above)")
+                rows.append((node.index, node.op, slot.name, shape, slot.dtype or "", size, slot.kind or "", slot.state))
+        return rows
+
+    _HEADER = ("#", "op", "saved", "shape", "dtype", "bytes", "kind", "state")
+
+    def summary(self, top=10):
+        """Per-op counts and the top nodes by bytes: the readable view of a big graph."""
+        ops = ", ".join(f"{op} x{count}" for op, count in self.op_counts())
+        lines = [self.caption(), f"ops: {ops}", f"top {top} nodes by saved bytes:"]
+        lines += [f"  #{node.index} {node.op}: {format_bytes(node.nbytes)}" for node in self.top_nodes(top)]
+        return "\n".join(lines)
+
+    def __str__(self):
+        rows = [self._HEADER] + [tuple(map(str, row)) for row in self.rows()]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(self._HEADER))]
+        lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+        return "\n".join(lines + [self.caption()])
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{h}</th>" for h in self._HEADER)
+        body = "".join(
+            "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
+            for row in self.rows()
+        )
+        return (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+                f"<caption style='caption-side:bottom'>{html.escape(self.caption())}</caption></table>")
+
+    def __repr__(self):
+        return f"<GraphTable: {self.caption()}>"
+
+
+def _as_outputs(outputs):
+    """A tensor, a sequence of tensors or a {label: tensor} dict -> [(label, tensor)]."""
+    if isinstance(outputs, torch.Tensor):
+        return [("output", outputs)]
+    if isinstance(outputs, dict):
+        pairs = list(outputs.items())
+    else:
+        pairs = [(f"output {i}", t) for i, t in enumerate(outputs)]
+    for label, tensor in pairs:
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"{label} is a {type(tensor).__name__}, not a tensor: pass tensors, e.g. graph_table(loss).")
+    return pairs
+
+
+def _no_graph_message(label, tensor):
+    """Why ``tensor`` has no grad_fn, and what to do about it."""
+    where = f"The tensor you passed ({label}, shape {tuple(tensor.shape)})"
+    if tensor.requires_grad:
+        return (f"{where} is a leaf: you created it with requires_grad=True and nothing computed it, so no graph "
+                "stands behind it yet. Draw a result computed from it instead, e.g. show_graph(loss).")
+    if tensor.is_inference():
+        return (f"{where} was computed under torch.inference_mode(), which records no graph. "
+                "Compute it outside inference_mode to see its graph.")
+    if not torch.is_grad_enabled():
+        return (f"{where} has no graph because grad mode is off right now: you are inside torch.no_grad() "
+                "(or set_grad_enabled(False)). Compute it outside that block to see its graph.")
+    original = _tensor_with_graph_sharing_storage(tensor)
+    if original is not None:
+        return (f"{where} was probably detached (.detach() or .data): it shares its storage with a tensor whose "
+                f"grad_fn is {type(original.grad_fn).__name__}, but detaching cut it off that graph. "
+                "Draw the tensor before you detach it.")
+    return (f"{where} has no grad_fn and does not require grad: it was probably computed under torch.no_grad() "
+            "(or detached from a result that is gone, or none of its inputs required grad). Compute it with grad "
+            "enabled from a tensor with requires_grad=True, and draw it before any .detach().")
+
+
+def _tensor_with_graph_sharing_storage(tensor):
+    """A live tensor with a grad_fn that shares ``tensor``'s storage (the one it was detached from), or None."""
+    storage = _storage_of(tensor)
+    if storage is None:
+        return None
+    for obj in gc.get_objects():
+        if issubclass(type(obj), torch.Tensor) and obj.grad_fn is not None and _storage_of(obj) is storage:
+            return obj
+    return None
+
+
+_SAVED_NAMES = {}  # node type -> its "_saved_*" attribute names
+
+
+def _saved_attributes(node):
+    kind = type(node)
+    if kind not in _SAVED_NAMES:
+        if isinstance(node, torch.autograd.function.BackwardCFunction):  # a custom autograd.Function
+            _SAVED_NAMES[kind] = ("saved_tensors",)
+        else:
+            _SAVED_NAMES[kind] = tuple(name for name in dir(node) if name.startswith("_saved_"))
+    return _SAVED_NAMES[kind]
+
+
+def _saved_tensors(node):
+    """(name, tensor) for each tensor the node saved, or (name, "freed") once backward freed it.
+
+    Reading a saved tensor unpacks it (through the saved-tensor hooks, such as GraphMemory's, that
+    were active when it was saved); reading a freed one raises, which is how we know it is freed.
+    """
+    for attribute in _saved_attributes(node):
+        name = attribute.removeprefix("_saved_")
+        try:
+            value = getattr(node, attribute)
+        except RuntimeError as error:
+            if "freed" not in str(error):
+                raise
+            yield name, _FREED
+            continue
+        if isinstance(value, torch.Tensor):
+            yield name, value
+        elif isinstance(value, (tuple, list)):  # e.g. IndexBackward0's indices
+            for i, item in enumerate(value):
+                if isinstance(item, torch.Tensor):
+                    yield f"{name}[{i}]", item
+
+
+def graph_table(outputs, params=None):
+    """The backward graph behind ``outputs`` (a tensor, a list of them or a {label: tensor} dict) as a table.
+
+    Each node lists the tensors it saved for backward: shape, dtype, the bytes of its storage, and
+    whether it is still alive or was freed by ``backward()``. ``params`` (``dict(model.named_parameters())``)
+    names the leaves. ``total_bytes`` counts each alive storage once and equals ``GraphMemory.bytes``
+    for the same computation; ``by_kind`` splits it the same way.
+
+    >>> x = torch.ones(1000, requires_grad=True)
+    >>> print(graph_table(x.sin().sum()))        # doctest: +NORMALIZE_WHITESPACE
+    #  op              saved    shape  dtype          bytes    kind    state
+    0  SumBackward0                                                    saves nothing
+    1  SinBackward0    self     1000   torch.float32  4.00 kB  inputs  alive
+    2  AccumulateGrad  (1000,)                                         leaf
+    3 nodes (1 leaf), 4.00 kB saved for backward (each storage once)
+
+    Raises :class:`NoGraphError` for a tensor with no ``grad_fn`` (a leaf, a detached tensor, a
+    result computed under ``no_grad``).
+    """
+    pairs = _as_outputs(outputs)
+    for label, tensor in pairs:
+        if tensor.grad_fn is None:
+            raise NoGraphError(_no_graph_message(label, tensor))
+    names = {id(p): name for name, p in (params or {}).items()}
+    # Storages of leaves decide the kind of a saved tensor, as GraphMemory does from the tensor itself.
+    leaf_kinds = {id(_storage_of(p)): "parameters" for p in (params or {}).values()}
+    index, order = {}, []  # node -> index; nodes in depth-first order from the outputs
+    stack = [tensor.grad_fn for _, tensor in reversed(pairs)]
+    while stack:
+        node = stack.pop()
+        if node is None or node in index:
+            continue
+        index[node] = len(order)
+        order.append(node)
+        if hasattr(node, "variable"):  # AccumulateGrad: the leaf itself
+            leaf = node.variable
+            kind = "parameters" if isinstance(leaf, torch.nn.Parameter) else "inputs"
+            leaf_kinds.setdefault(id(_storage_of(leaf)), kind)
+        stack.extend(next_node for next_node, _ in reversed(node.next_functions))
+
+    storages = {}  # id(storage) -> storage: kept alive while we count, so ids stay unique
+    total, by_kind = 0, {"parameters": 0, "inputs": 0, "activations": 0}
+    nodes = []
+    for node in order:
+        graph_node = GraphNode(index=index[node], op=type(node).__name__,
+                               inputs=[index[n] for n, _ in node.next_functions if n is not None])
+        if hasattr(node, "variable"):
+            leaf = node.variable
+            graph_node.leaf = f"{names.get(id(leaf), '')} {tuple(leaf.shape)}".strip()
+        counted_here = set()
+        for name, tensor in _saved_tensors(node):
+            if tensor is _FREED:
+                graph_node.saved.append(SavedSlot(name, state=_FREED))
+                continue
+            storage = _storage_of(tensor)
+            if storage is None:
+                continue
+            key = id(storage)
+            if key in counted_here:  # the node saved the same storage twice (x * x): it costs once
+                continue
+            counted_here.add(key)
+            kind = leaf_kinds.get(key) or ("inputs" if tensor.grad_fn is None else "activations")
+            first = key not in storages
+            if first:
+                storages[key] = storage
+                total += storage.nbytes()
+                by_kind[kind] += storage.nbytes()
+            graph_node.saved.append(SavedSlot(name, shape=tuple(tensor.shape), dtype=str(tensor.dtype),
+                                              nbytes=storage.nbytes(), kind=kind, counted=first))
+        nodes.append(graph_node)
+    outputs_info = [(label, index[tensor.grad_fn], tuple(tensor.shape)) for label, tensor in pairs]
+    return GraphTable(nodes, outputs_info, total, by_kind)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pictures
+
+
+def _colour(nbytes, largest):
+    """Fill colour for a node keeping ``nbytes`` alive: one of four steps, each a quarter of the largest."""
+    if not nbytes:
+        return "white"
+    step = min(len(_PALETTE) - 1, (nbytes * len(_PALETTE) - 1) // largest)
+    return _PALETTE[step]
+
+
+def _node_label(node, limit=4):
+    lines = [node.op]
+    if node.leaf is not None:
+        lines.append(node.leaf)
+    alive = [slot for slot in node.saved if slot.state == "alive"]
+    for slot in alive[:limit]:
+        shape = "x".join(map(str, slot.shape)) or "scalar"
+        lines.append(f"{slot.name} [{shape}] {format_bytes(slot.nbytes)}")
+    if len(alive) > limit:
+        lines.append(f"... {len(alive) - limit} more: {format_bytes(node.nbytes)} in all")
+    freed = [slot.name for slot in node.saved if slot.state == _FREED]
+    if freed:
+        lines.append("freed: " + ", ".join(freed))
+    return "\n".join(lines)
+
+
+def _dot_source(table):
+    """The DOT text of the graph: edges run the way the forward pass did, leaves on top, outputs below."""
+    import graphviz
+
+    dot = graphviz.Digraph(
+        graph_attr={"label": table.caption(), "labelloc": "b", "fontsize": "11", "fontname": "Helvetica"},
+        node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica", "fontsize": "10"},
+    )
+    largest = max((node.nbytes for node in table.nodes), default=0)
+    for node in table.nodes:
+        attrs = {"fillcolor": _colour(node.nbytes, largest)}
+        if node.state == "leaf":
+            attrs["fillcolor"] = "lightblue"
+        elif node.state == "freed":
+            attrs.update(fillcolor="#e0e0e0", style="filled,dashed", fontcolor="#555555")
+        if attrs["fillcolor"] == _PALETTE[-1]:
+            attrs["fontcolor"] = "white"
+        dot.node(str(node.index), _node_label(node), **attrs)
+        for source in node.inputs:
+            dot.edge(str(source), str(node.index))
+    for i, (label, node_index, shape) in enumerate(table.outputs):
+        dot.node(f"out{i}", f"{label}\n{tuple(shape)}", fillcolor="darkolivegreen1")
+        dot.edge(str(node_index), f"out{i}")
+    with dot.subgraph(name="cluster_legend") as legend:
+        legend.attr(label="saved bytes per node", fontsize="10", style="dashed")
+        steps = [("white", "nothing saved")]
+        if largest:
+            steps += [(colour, f"<= {format_bytes(largest * (i + 1) // len(_PALETTE))}") for i, colour in enumerate(_PALETTE)]
+        steps += [("#e0e0e0", "freed by backward"), ("lightblue", "leaf")]
+        for i, (colour, text) in enumerate(steps):
+            legend.node(f"legend{i}", text, fillcolor=colour, fontcolor="white" if colour == _PALETTE[-1] else "black")
+        for i in range(len(steps) - 1):
+            legend.edge(f"legend{i}", f"legend{i + 1}", style="invis")
+    return dot.source
+
+
+class GraphView:
+    """What :func:`show_graph` returns: the picture (``.svg``), its DOT ``.source`` and the ``.table``.
+
+    In a notebook it displays the SVG; without graphviz's ``dot`` program, or for a graph over
+    ``max_nodes``, it displays ``.hint`` and the table (or its summary) instead.
+    """
+
+    def __init__(self, table, source=None, svg=None, hint=""):
+        self.table, self.source, self.svg, self.hint = table, source, svg, hint
+
+    def _repr_svg_(self):
+        return self.svg
+
+    def _repr_html_(self):
+        if self.svg is not None:
+            return f"<div>{self.svg}</div>"
+        if self.source is None:  # too big to draw
+            body = f"<pre>{html.escape(self.table.summary())}</pre>"
+        else:
+            body = self.table._repr_html_()
+        return f"<div><p><b>{html.escape(self.hint)}</b></p>{body}</div>"
+
+    def __str__(self):
+        body = self.table.summary() if self.source is None else str(self.table)
+        return f"{self.hint}\n{body}" if self.hint else body
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+def show_graph(outputs, params=None, max_nodes=MAX_NODES):
+    """Draw the backward graph behind ``outputs``: each node with its op and the bytes it saved.
+
+    Nodes are coloured by the bytes they keep alive (the legend gives the scale), nodes whose saved
+    tensors ``backward()`` freed are grey and dashed, leaves are named from ``params``
+    (``dict(model.named_parameters())``), and the caption gives the node count and the total saved
+    bytes, each storage counted once. ``outputs``: a tensor, a list, or a ``{label: tensor}`` dict,
+    e.g. ``{"y": y, "dy/dx": dydx}`` to see a derivative's graph next to the forward graph.
+
+    >>> view = show_graph(torch.ones(3, requires_grad=True).exp().sum())   # doctest: +SKIP
+    >>> view.svg[:4], view.table.total_bytes                                # doctest: +SKIP
+    ('<svg', 12)
+
+    Without graphviz's ``dot`` program the view holds the table, the DOT ``.source`` and a ``.hint``
+    on installing graphviz. Graphs over ``max_nodes`` nodes are summarised instead of drawn.
+    """
+    table = graph_table(outputs, params)
+    if table.node_count > max_nodes:
+        return GraphView(table, hint=f"{table.node_count} nodes is more than max_nodes={max_nodes}: a summary "
+                                     "instead of a picture (pass a larger max_nodes to draw it anyway).")
+    source = _dot_source(table)
+    if shutil.which("dot") is None:
+        return GraphView(table, source, hint=f"No picture: graphviz's `dot` program is not on PATH ({INSTALL_HINT}).")
+    import graphviz
+
+    try:
+        svg = graphviz.Source(source).pipe(format="svg", encoding="utf-8")
+    except graphviz.ExecutableNotFound:
+        return GraphView(table, source, hint=f"No picture: graphviz's `dot` program could not run ({INSTALL_HINT}).")
+    return GraphView(table, source, svg[svg.index("<svg"):])  # drop the XML prolog: the SVG goes inline in HTML
+
+
+# ---------------------------------------------------------------------------------------------
+# One graph over time
+
+
+class GraphLifecycle:
+    """Snapshots of one graph at moments you choose. Made by :func:`lifecycle`.
+
+    It holds the outputs by weak reference, so it never keeps a graph alive: after ``del loss`` a
+    snapshot records that the output is gone.
+    """
+
+    def __init__(self, outputs, params=None, max_nodes=MAX_NODES):
+        self._refs = [(label, weakref.ref(tensor)) for label, tensor in _as_outputs(outputs)]
+        self._params, self._max_nodes = params, max_nodes
+        self.snapshots = []  # [(label, GraphView or None)]
+
+    def take(self, label):
+        """Draw the graph as it is now, under ``label``; returns the :class:`GraphView` (None once the output is gone)."""
+        outputs = {name: ref() for name, ref in self._refs}
+        if any(tensor is None for tensor in outputs.values()):
+            view = None
+        else:
+            view = show_graph(outputs, self._params, self._max_nodes)
+        self.snapshots.append((label, view))
+        return view
+
+    def __getitem__(self, key):
+        """A snapshot's view, by position or by label."""
+        if isinstance(key, int):
+            return self.snapshots[key][1]
+        for label, view in self.snapshots:
+            if label == key:
+                return view
+        raise KeyError(f"no snapshot labelled {key!r}; taken so far: {[label for label, _ in self.snapshots]}")
+
+    @staticmethod
+    def _panel(label, view):
+        body = view._repr_html_() if view is not None else "<p>output deleted: nothing to draw from it</p>"
+        caption = view.table.caption() if view is not None else ""
+        return (f"<div style='flex:0 1 auto;border:1px solid #ccc;padding:4px'><h4>{html.escape(label)}</h4>"
+                f"<p>{html.escape(caption)}</p>{body}</div>")
+
+    def _repr_html_(self):
+        panels = "".join(self._panel(label, view) for label, view in self.snapshots)
+        return f"<div style='display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start'>{panels}</div>"
+
+    def __str__(self):
+        return "\n\n".join(f"== {label} ==\n{view if view is not None else 'output deleted'}" for label, view in self.snapshots)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def slider(self):
+        """Step through the snapshots with an ipywidgets slider (shows the last one first)."""
+        import ipywidgets as widgets
+
+        if not self.snapshots:
+            raise ValueError("No snapshots yet: call .take('after forward') first.")
+        labels = [label for label, _ in self.snapshots]
+        step = widgets.IntSlider(value=len(labels) - 1, min=0, max=len(labels) - 1, description="moment")
+        panel = widgets.HTML(self._panel(*self.snapshots[-1]))
+
+        def show(change):
+            panel.value = self._panel(*self.snapshots[change["new"]])
+
+        step.observe(show, names="value")
+        return widgets.VBox([step, panel])
+
+
+def lifecycle(outputs, params=None, max_nodes=MAX_NODES):
+    """Follow the graph behind ``outputs`` through time: call ``.take(label)`` at each moment.
+
+    >>> x = torch.ones(1000, requires_grad=True)
+    >>> loss = x.exp().sum()
+    >>> snaps = lifecycle(loss)
+    >>> _ = snaps.take("after forward")
+    >>> loss.backward(retain_graph=True)
+    >>> _ = snaps.take("after backward(retain_graph=True)")
+    >>> loss.backward()
+    >>> _ = snaps.take("after a second backward()")
+    >>> [view.table.total_bytes for _, view in snaps.snapshots]
+    [4000, 4000, 0]
+
+    Display ``snaps`` for the snapshots side by side, or ``snaps.slider()`` to step through them.
+    """
+    return GraphLifecycle(outputs, params, max_nodes)

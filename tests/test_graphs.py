@@ -1,0 +1,229 @@
+"""Graph views: hand-checked node counts and saved bytes, agreement with GraphMemory, pictures and fallbacks."""
+import pytest
+import torch
+
+from course_utils import GraphMemory
+from course_utils.graphs import NoGraphError, graph_table, lifecycle, show_graph
+
+N = 1000  # float32: 4,000 bytes per tensor of N elements
+
+
+@pytest.fixture
+def x():
+    return torch.ones(N, requires_grad=True)
+
+
+def ops(table):
+    return [node.op for node in table.nodes]
+
+
+def test_exp_saves_its_result(x):
+    table = graph_table(x.exp().sum())
+    assert ops(table) == ["SumBackward0", "ExpBackward0", "AccumulateGrad"]
+    assert (table.node_count, table.leaf_count) == (3, 1)
+    assert table.total_bytes == 4 * N
+    assert table.by_kind == {"parameters": 0, "inputs": 0, "activations": 4 * N}
+    [slot] = table.nodes[1].saved
+    assert (slot.name, slot.shape, slot.dtype, slot.nbytes, slot.state) == ("result", (N,), "torch.float32", 4 * N, "alive")
+
+
+def test_sin_saves_its_input(x):
+    table = graph_table(x.sin().sum())
+    assert table.node_count == 3
+    assert [slot.name for slot in table.nodes[1].saved] == ["self"]
+    assert table.total_bytes == 4 * N and table.by_kind["inputs"] == 4 * N
+
+
+def test_a_storage_saved_by_two_nodes_counts_once(x):
+    # sin saves x; mul saves sin(x) and x again: two storages of 4 kB, three slots.
+    table = graph_table((x.sin() * x).sum())
+    assert ops(table) == ["SumBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad"]
+    mul, sin = table.nodes[1], table.nodes[2]
+    assert (mul.nbytes, sin.nbytes) == (8 * N, 4 * N)
+    assert table.total_bytes == 8 * N
+    assert [slot.counted for slot in sin.saved] == [False]  # x was counted at the mul node already
+
+
+def test_x_times_x_saves_one_storage(x):
+    table = graph_table((x * x).sum())
+    assert table.node_count == 3 and table.total_bytes == 4 * N
+
+
+def test_linear_saves_only_what_the_gradients_need():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(3, 4)
+    data = torch.randn(5, 3)  # no requires_grad: addmm need not save the weight
+    table = graph_table(layer(data).tanh().sum(), params=dict(layer.named_parameters()))
+    assert ops(table) == ["SumBackward0", "TanhBackward0", "AddmmBackward0", "AccumulateGrad", "TBackward0", "AccumulateGrad"]
+    assert [node.leaf for node in table.nodes if node.leaf] == ["bias (4,)", "weight (4, 3)"]
+    assert table.total_bytes == 5 * 4 * 4 + 5 * 3 * 4  # tanh's result + the input (mat1)
+    assert table.by_kind == {"parameters": 0, "inputs": 60, "activations": 80}
+
+
+def _mlp_loss():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    inputs = torch.randn(8, 3, requires_grad=True)
+    return (model, inputs), model(inputs).pow(2).mean()
+
+
+def _second_derivative():
+    (model, inputs), _ = _mlp_loss()
+    (grad,) = torch.autograd.grad(model(inputs).sum(), inputs, create_graph=True)
+    return (model, inputs), grad.pow(2).sum()
+
+
+class _ExpSavingBoth(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        result = t.exp()
+        ctx.save_for_backward(t, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        _, result = ctx.saved_tensors
+        return grad * result
+
+
+def _computations():
+    x = torch.ones(N, requires_grad=True)
+    return {
+        "exp": lambda: (x, x.exp().sum()),
+        "sin*x": lambda: (x, (x.sin() * x).sum()),
+        "mlp": _mlp_loss,
+        "create_graph": _second_derivative,
+        "index": lambda: (x, x[torch.tensor([0, 5, 7])].sum()),
+        "view of an input": lambda: (x, (x.view(10, 100).t() @ torch.ones(10, 3)).sum()),
+        "custom Function": lambda: (x, _ExpSavingBoth.apply(x).sum()),
+    }
+
+
+@pytest.mark.parametrize("name", list(_computations()))
+def test_total_equals_graph_memory(name):
+    compute = _computations()[name]
+    with GraphMemory() as graph:
+        keep, out = compute()
+    hooked = graph_table(out)  # built while the meter's saved-tensor hooks were active
+    _, plain = compute()  # the same computation, no meter
+    assert graph.bytes > 0
+    assert hooked.total_bytes == graph.bytes == graph_table(plain).total_bytes
+    assert hooked.by_kind == graph.by_kind == graph_table(plain).by_kind
+    out.backward()
+    assert graph.bytes == 0 and graph_table(out).total_bytes == 0
+
+
+def test_backward_frees_and_the_table_says_so(x):
+    loss = (x.sin() * x).sum()
+    loss.backward(retain_graph=True)
+    assert graph_table(loss).freed_count == 0 and graph_table(loss).total_bytes == 8 * N
+    loss.backward()
+    table = graph_table(loss)
+    assert table.total_bytes == 0
+    assert table.freed_count == 3  # mul's self and other, sin's self
+    assert [node.state for node in table.nodes] == ["saves nothing", "freed", "freed", "leaf"]
+    assert "freed" in str(table) and "3 saved tensors freed" in table.caption()
+
+
+def test_show_graph_draws_an_svg(x):
+    view = show_graph(x.exp().sum())
+    assert view.svg.startswith("<svg") and view._repr_svg_() == view.svg
+    assert "ExpBackward0" in view.svg and "result [1000] 4.00 kB" in view.svg
+    assert "3 nodes (1 leaf), 4.00 kB saved" in view.svg  # the caption
+    assert "saved bytes per node" in view.svg  # the legend
+    assert view.svg in view._repr_html_()
+
+
+def test_show_graph_marks_freed_nodes_and_names_parameters():
+    (model, _), loss = _mlp_loss()
+    loss.backward()
+    view = show_graph(loss, params=dict(model.named_parameters()))
+    assert "freed: mat1, mat2" in view.source and "dashed" in view.source
+    assert "0.weight (16, 3)" in view.svg
+    assert "0 B saved for backward" in view.svg
+
+
+def test_without_dot_the_fallback_has_table_source_and_hint(x, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no `dot` on PATH
+    view = show_graph(x.exp().sum())
+    assert view.svg is None and view._repr_svg_() is None
+    assert view.source.startswith("digraph") and "ExpBackward0" in view.source
+    assert view.hint.startswith("No picture") and "install graphviz" in view.hint
+    page = view._repr_html_()
+    assert "install graphviz" in page and "<table>" in page and "4.00 kB" in page
+    assert "ExpBackward0" in str(view)
+
+
+def test_large_graphs_are_summarised(x):
+    h = x
+    for _ in range(20):
+        h = h * 2.0  # each mul saves the python scalar as a 0-dim float64 tensor: 8 B
+    view = show_graph(h.sum(), max_nodes=10)
+    assert view.svg is None and view.source is None and "max_nodes=10" in view.hint
+    assert "MulBackward0 x20" in str(view) and "top 10 nodes" in view._repr_html_()
+    assert view.table.node_count == 22 and view.table.total_bytes == 20 * 8
+    assert show_graph(h.sum()).svg is not None  # under the default limit it draws
+
+
+def test_a_derivative_has_its_own_graph(x):
+    y = x.sin().sum()
+    (dy_dx,) = torch.autograd.grad(y, x, create_graph=True)  # cos(x), built from saved tensors
+    derivative = graph_table(dy_dx)
+    assert ops(derivative) == ["MulBackward0", "CosBackward0", "AccumulateGrad"]
+    assert derivative.total_bytes == 4 * N + 4  # cos saves x; mul saves the incoming gradient, a 4 B scalar expanded
+    both = graph_table({"y": y, "dy/dx": dy_dx})
+    assert both.node_count == 5  # x's AccumulateGrad is shared
+    assert both.total_bytes == 4 * N + 4  # sin and cos save the same x
+    assert "dy/dx" in show_graph({"y": y, "dy/dx": dy_dx}).source
+
+
+def test_lifecycle_snapshots(x):
+    loss = x.exp().sum()
+    snaps = lifecycle(loss)
+    snaps.take("after forward")
+    loss.backward(retain_graph=True)
+    snaps.take("after backward(retain_graph=True)")
+    loss.backward()
+    snaps.take("after a second backward()")
+    assert [view.table.total_bytes for _, view in snaps.snapshots] == [4 * N, 4 * N, 0]
+    assert snaps["after a second backward()"].table.nodes[1].state == "freed"
+    page = snaps._repr_html_()
+    assert page.count("<svg") == 3 and "after backward(retain_graph=True)" in page
+    slider = snaps.slider()  # works without a frontend
+    assert slider.children[0].max == 2
+    del loss
+    assert snaps.take("after del loss") is None  # the snapshots held no reference to the graph
+    assert "output deleted" in snaps._repr_html_()
+
+
+def test_error_for_a_leaf(x):
+    with pytest.raises(NoGraphError, match="is a leaf"):
+        graph_table(x)
+
+
+def test_error_for_a_detached_tensor(x):
+    y = x.exp()
+    with pytest.raises(NoGraphError, match=r"probably detached.*ExpBackward0"):
+        show_graph(y.detach())
+
+
+def test_error_for_a_no_grad_result(x):
+    with torch.no_grad():
+        y = x.exp()
+        with pytest.raises(NoGraphError, match="inside torch.no_grad"):
+            graph_table(y)
+    with pytest.raises(NoGraphError, match="probably computed under torch.no_grad"):
+        graph_table(y)
+    with torch.inference_mode():
+        z = x.exp()
+    with pytest.raises(NoGraphError, match="inference_mode"):
+        graph_table(z)
+    assert issubclass(NoGraphError, ValueError)
+
+
+def test_outputs_may_be_a_list_or_dict(x):
+    a, b = x.exp().sum(), x.sin().sum()
+    assert graph_table([a, b]).total_bytes == 8 * N
+    assert [label for label, _, _ in graph_table({"a": a, "b": b}).outputs] == ["a", "b"]
+    with pytest.raises(TypeError, match="not a tensor"):
+        graph_table([a, 3.0])
