@@ -15,8 +15,15 @@ def main(argv=None):
     if args.command == "check":
         from .env import check_env
         return 0 if check_env().ok else 1
+    from .devices import pick_device
     from .selftest import run_selftest
-    return 0 if run_selftest(device=args.device, json_path=args.json).ok else 1
+
+    try:
+        device = pick_device(args.device)
+    except RuntimeError as error:
+        print(f"selftest: {error}", file=sys.stderr)
+        return 2
+    return 0 if run_selftest(device=device, json_path=args.json).ok else 1
 
 
 if __name__ == "__main__":

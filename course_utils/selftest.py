@@ -1,0 +1,188 @@
+"""``python -m course_utils selftest``: fixed scenarios, the course's meters next to the device's own counters.
+
+On every device it checks what the course teaches (a leak leaves bytes behind, a fix leaves none); on CUDA it
+also fails when ``LiveTensors`` disagrees with ``torch.cuda.memory_allocated`` (bytes held) or
+``max_memory_allocated`` (peak) by more than 1% or 1 MiB, whichever is larger.
+
+>>> result = run_selftest("cpu", verbose=False)     # doctest: +SKIP
+>>> result.ok
+True
+"""
+import datetime
+import gc
+import json
+import platform
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from .devices import pick_device
+from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors
+from .units import format_bytes
+
+MiB = 2**20
+
+
+def _mlp(inputs, width, depth, device, outputs=1):
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(inputs, width), torch.nn.Tanh()]
+    for _ in range(depth - 1):
+        layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+    return torch.nn.Sequential(*layers, torch.nn.Linear(width, outputs)).to(device)
+
+
+def _laplacian_nested(model, points):
+    u = model(points)
+    (du,) = torch.autograd.grad(u.sum(), points, create_graph=True)
+    lap = 0
+    for i in range(points.shape[1]):
+        (d2,) = torch.autograd.grad(du[:, i].sum(), points, create_graph=True)
+        lap = lap + d2[:, i]
+    return lap
+
+
+def _scenarios(device, n):
+    model = _mlp(3, 64, 3, device)
+    vector_field = _mlp(3, 64, 1, device, outputs=3)
+    points = torch.rand(n, 3, device=device, requires_grad=True)
+
+    def pinn_nested():
+        residual = (_laplacian_nested(model, points) ** 2).mean()
+        residual.backward()
+        return residual.detach()
+
+    def pinn_torch_func():
+        from torch.func import functional_call, hessian, vmap
+
+        params = dict(model.named_parameters())
+        u = lambda p: functional_call(model, params, (p,)).squeeze()  # noqa: E731
+        laplacian = vmap(hessian(u))(points.detach()).diagonal(dim1=1, dim2=2).sum(1)
+        residual = (laplacian**2).mean()
+        residual.backward()
+        return residual.detach()
+
+    history = []
+
+    def training_keeps_loss_tensors():
+        for _ in range(5):
+            loss = (model(points) ** 2).mean()
+            loss.backward()
+            history.append(loss)  # the leak: each kept loss keeps its (freed) graph's nodes and its 4 bytes
+        return None
+
+    def euler(detach):
+        def run():
+            x = torch.ones(n, 3, device=device)
+            for _ in range(10):
+                x = x + 0.1 * vector_field(x)
+                if detach:
+                    x = x.detach()
+            return x
+        run.__name__ = f"euler_{'detach' if detach else 'full_graph'}"
+        return run
+
+    def big_no_grad_forward():
+        with torch.no_grad():
+            return model(torch.rand(8 * n, 3, device=device)).sum()
+
+    scenarios = [pinn_nested, pinn_torch_func, training_keeps_loss_tensors, euler(False), euler(True), big_no_grad_forward]
+    expect_leftover = {"training_keeps_loss_tensors"}
+    return model, scenarios, expect_leftover, history
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    peak: int
+    held: int
+    leftover: int
+    saved: int = None
+    device_held: int = None
+    device_peak: int = None
+    problems: list = field(default_factory=list)
+
+
+@dataclass
+class SelftestResult:
+    device: str
+    device_name: str
+    torch_version: str
+    date: str
+    scenarios: list
+
+    @property
+    def ok(self):
+        return all(not s.problems for s in self.scenarios)
+
+    def to_json(self):
+        return json.dumps(asdict(self), indent=2)
+
+
+def _agree(meter, counter):
+    return abs(meter - counter) <= max(0.01 * max(abs(counter), 1), MiB)
+
+
+def _run_one(fn, device, expect_leftover):
+    cuda = device.type == "cuda"
+    fn()  # warm-up: cuBLAS workspaces, lazy modules and caches are allocated once, outside the measurement
+    gc.collect()
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats(device)
+        base = torch.cuda.memory_allocated(device)
+    saved = None
+    try:
+        with LiveTensors() as live, GraphMemory() as graph:
+            result = fn()
+        saved = graph.bytes
+    except GraphMemoryUnsupported:
+        if cuda:
+            torch.cuda.reset_peak_memory_stats(device)
+        with LiveTensors() as live:
+            result = fn()
+    gc.collect()
+    row = ScenarioResult(fn.__name__, live.peak, live.bytes, 0, saved)
+    if cuda:
+        torch.cuda.synchronize()
+        row.device_held = torch.cuda.memory_allocated(device) - base
+        row.device_peak = torch.cuda.max_memory_allocated(device) - base
+        if not _agree(row.held, row.device_held):
+            row.problems.append(f"held: meter {row.held} B vs cuda {row.device_held} B")
+        if not _agree(row.peak, row.device_peak):
+            row.problems.append(f"peak: meter {row.peak} B vs cuda {row.device_peak} B")
+    del result
+    gc.collect()
+    row.leftover = live.bytes
+    leaks = row.name in expect_leftover
+    if leaks and row.leftover == 0:
+        row.problems.append("expected a leak (bytes left after the result was dropped), found none")
+    if not leaks and row.leftover != 0:
+        row.problems.append(f"expected nothing left after the result was dropped, found {row.leftover} B")
+    return row
+
+
+def run_selftest(device=None, n=2048, json_path=None, verbose=True):
+    """Run every scenario on ``device`` and return a :class:`SelftestResult` (``.ok``, ``.to_json()``)."""
+    device = pick_device(device)
+    _model, scenarios, expect_leftover, history = _scenarios(device, n)
+    rows = [_run_one(fn, device, expect_leftover) for fn in scenarios]
+    history.clear()
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else (platform.processor() or platform.machine())
+    result = SelftestResult(str(device), name, torch.__version__, datetime.date.today().isoformat(), rows)
+    if verbose:
+        print(f"selftest on {device} ({name}), torch {torch.__version__}, N={n}")
+        header = f"{'scenario':<28}{'peak':>11}{'held':>11}{'saved':>11}{'leftover':>11}"
+        if device.type == "cuda":
+            header += f"{'cuda held':>11}{'cuda peak':>11}"
+        print(header)
+        for r in rows:
+            line = (f"{r.name:<28}{format_bytes(r.peak):>11}{format_bytes(r.held):>11}"
+                    f"{format_bytes(r.saved) if r.saved is not None else 'n/a':>11}{format_bytes(r.leftover):>11}")
+            if r.device_held is not None:
+                line += f"{format_bytes(r.device_held):>11}{format_bytes(r.device_peak):>11}"
+            print(line + ("" if not r.problems else "   FAIL: " + "; ".join(r.problems)))
+        print("all scenarios agree" if result.ok else "SELFTEST FAILED")
+    if json_path:
+        with open(json_path, "w") as out:
+            out.write(result.to_json() + "\n")
+    return result
