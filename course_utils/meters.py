@@ -36,12 +36,11 @@ from .units import format_bytes
 
 def _storage_of(tensor):
     """The tensor's untyped storage, or None for tensors that have none (sparse, meta, nested)."""
-    if tensor.is_sparse or tensor.device.type == "meta":
-        return None
     try:
-        return tensor.untyped_storage()
+        storage = tensor.untyped_storage()
     except (RuntimeError, NotImplementedError):
         return None
+    return None if storage.device.type == "meta" else storage
 
 
 def _tensors_in(value):
@@ -109,8 +108,28 @@ class _Meter:
         return f"<{type(self).__name__} {self._state}: {format_bytes(self.bytes)} now, {format_bytes(self.peak)} peak>"
 
 
+_aten = torch.ops.aten
+# Ops whose schema says "fresh output" but that may hand back an input's storage, and the reverse.
+_SHARES_INPUT_STORAGE = {_aten._unsafe_view.default}
+_ALWAYS_NEW = {_aten.lift_fresh.default}  # torch.tensor([...]) builds its data outside the dispatcher
+_returns_new_storage = {}  # op -> bool, filled on first sight
+
+
+def _op_returns_new_storage(func):
+    """True when an op's outputs never alias its inputs (per its schema): then no input check is needed."""
+    fresh = _returns_new_storage.get(func)
+    if fresh is None:
+        schema = getattr(func, "_schema", None)
+        fresh = func in _ALWAYS_NEW or (
+            schema is not None and func not in _SHARES_INPUT_STORAGE
+            and all(ret.alias_info is None for ret in schema.returns)
+        )
+        _returns_new_storage[func] = fresh
+    return fresh
+
+
 class _CountNewStorages(TorchDispatchMode):
-    """Dispatch mode that shows every op's outputs to a LiveTensors meter."""
+    """Dispatch mode that shows every op's new output storages to a LiveTensors meter."""
 
     def __init__(self, meter):
         super().__init__()
@@ -118,14 +137,19 @@ class _CountNewStorages(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        inputs = {id(s) for t in _tensors_in(args) for s in (_storage_of(t),) if s is not None}
-        inputs.update(id(s) for t in _tensors_in(kwargs or {}) for s in (_storage_of(t),) if s is not None)
-        for tensor in _tensors_in(out):
-            storage = _storage_of(tensor)
-            # An output that shares an input's storage (a view, an in-place op) is not new memory.
-            if storage is not None and id(storage) not in inputs:
-                self.meter._count(storage)
         meter = self.meter
+        if _op_returns_new_storage(func):
+            for tensor in _tensors_in(out):
+                storage = _storage_of(tensor)
+                if storage is not None:
+                    meter._count(storage)
+        else:
+            # A view or an in-place op: an output that shares an input's storage is not new memory.
+            inputs = {id(_storage_of(t)) for t in _tensors_in((args, kwargs or {}))}
+            for tensor in _tensors_in(out):
+                storage = _storage_of(tensor)
+                if storage is not None and id(storage) not in inputs:
+                    meter._count(storage)
         if meter._budget is not None and meter.bytes > meter._budget:
             reached = meter.bytes
             # drop our references first: the exception's traceback must not keep the output alive

@@ -35,6 +35,13 @@ def test_dtype_sizes_are_exact():
     assert live.bytes == 80 + 10 + 30
 
 
+def test_tensors_built_from_python_data_are_counted():
+    with LiveTensors() as live:
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)  # built outside the dispatcher, then lifted
+    assert live.bytes == 12
+    del x
+
+
 def test_peak_sees_transients():
     with LiveTensors() as live:
         y = torch.ones(250).exp()  # ones (1,000 B) dies when exp's output (1,000 B) is kept
