@@ -23,6 +23,7 @@ that installs its hook on entry and removes it on exit, exception or not.
 0
 """
 import gc
+import sys
 import threading
 import time
 import weakref
@@ -369,6 +370,7 @@ def device_memory(device=None):
     """What the allocator and the OS report, in bytes: only the keys that exist on this machine.
 
     ``rss``: the process's resident set (psutil); noisy, since the C library keeps freed pages.
+    ``rss_peak``: the highest RSS this process has reached (not on Windows).
     On CUDA: ``cuda_allocated``, ``cuda_reserved``, ``cuda_peak`` (``torch.cuda`` counters).
     On MPS: ``mps_current``, ``mps_driver``.
 
@@ -378,6 +380,13 @@ def device_memory(device=None):
     import psutil
 
     readings = {"rss": psutil.Process().memory_info().rss}
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        readings["rss_peak"] = peak if sys.platform == "darwin" else peak * 1024  # macOS: bytes; Linux: KiB
+    except ImportError:
+        pass
     if torch.cuda.is_available() and (device is None or torch.device(device).type == "cuda"):
         index = torch.device(device).index if device is not None else None
         readings["cuda_allocated"] = torch.cuda.memory_allocated(index)
