@@ -178,7 +178,7 @@ def test_typical_wrong_evaluations_are_explained(evaluate, hint):
 
 
 def test_the_eval_mode_failure_reports_the_saved_bytes():
-    model, batches = no_grad.mlp_problem()
+    model, batches = lifecycle.mlp_problem()
     with GraphMemory() as graph:
         evaluate_in_eval_mode_only(model, batches)
     assert f"saved {format_bytes(graph.peak)}" in failure(no_grad.check_evaluation, evaluate_in_eval_mode_only)

@@ -71,22 +71,24 @@ def check_saved_prediction(predict):
     return f"all {len(OPS)} right: an op keeps whatever its derivative is written with, and nothing else."
 
 
-def training_problem(seed=0, width=64, batch=256):
-    """The leak exercise's fixed problem: ``(model, optimizer, train_batch, val_batch)``.
-
-    A 2 -> width -> width -> 1 tanh MLP fitting ``sin(x0) * cos(x1)`` with plain SGD.
-    """
+def mlp_problem(seed=0, width=64, batch=512, n_batches=4):
+    """``(model, batches)``: a 2 -> width -> width -> 1 tanh MLP (``model[-1]`` is the head, the rest
+    the body) and ``n_batches`` batches ``(x, y)`` of ``y = sin(x0) * cos(x1)``, all from ``seed``."""
     generator = torch.Generator().manual_seed(seed)
-
-    def batch_of(n):
-        x = torch.rand(n, 2, generator=generator) * 6 - 3
-        return x, (x[:, :1].sin() * x[:, 1:].cos())
-
     torch.manual_seed(seed)
     model = torch.nn.Sequential(torch.nn.Linear(2, width), torch.nn.Tanh(), torch.nn.Linear(width, width),
                                 torch.nn.Tanh(), torch.nn.Linear(width, 1))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-    return model, optimizer, batch_of(batch), batch_of(batch)
+    batches = []
+    for _ in range(n_batches):
+        x = torch.rand(batch, 2, generator=generator) * 6 - 3
+        batches.append((x, x[:, :1].sin() * x[:, 1:].cos()))
+    return model, batches
+
+
+def training_problem(seed=0):
+    """The leak exercise's fixed problem: ``(model, optimizer, train_batch, val_batch)``, plain SGD."""
+    model, (train_batch, val_batch) = mlp_problem(seed, batch=256, n_batches=2)
+    return model, torch.optim.SGD(model.parameters(), lr=0.05), train_batch, val_batch
 
 
 def _val_loss(model, val_batch):

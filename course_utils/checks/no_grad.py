@@ -1,7 +1,7 @@
 """Checkers for notebook 02, no_grad vs detach: an evaluation loop that saves nothing, a frozen body.
 
-Both exercises run on the fixed problem :func:`mlp_problem` builds, so that the notebook and the
-checker see the same model and data.
+Both exercises run on the fixed problem :func:`~course_utils.checks.lifecycle.mlp_problem` builds,
+so that the notebook and the checker see the same model and data.
 
 >>> def evaluate(model, batches):
 ...     raise NotImplementedError
@@ -17,20 +17,7 @@ import torch.nn.functional as F
 from ..meters import GraphMemory
 from ..units import format_bytes
 from . import exercise, expect
-
-
-def mlp_problem(seed=0, width=64, batch=512, n_batches=4):
-    """``(model, batches)``: a 2 -> width -> width -> 1 tanh MLP (``model[-1]`` is the head, the rest
-    the body) and ``n_batches`` batches ``(x, y)`` of ``y = sin(x0) * cos(x1)``."""
-    generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    model = torch.nn.Sequential(torch.nn.Linear(2, width), torch.nn.Tanh(), torch.nn.Linear(width, width),
-                                torch.nn.Tanh(), torch.nn.Linear(width, 1))
-    batches = []
-    for _ in range(n_batches):
-        x = torch.rand(batch, 2, generator=generator) * 6 - 3
-        batches.append((x, x[:, :1].sin() * x[:, 1:].cos()))
-    return model, batches
+from .lifecycle import mlp_problem
 
 
 @exercise("Make the evaluation loop save nothing")
