@@ -11,6 +11,8 @@ KERNEL := autograd-memory-lab
 PORT   ?= 8888
 # No screen (a server, a container, CI): do not try to open a browser, just print the URL with its token.
 NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY)),,--no-browser))
+# Containers and CI often run as root, which JupyterLab refuses unless told.
+AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: setup lab test check clean
 
@@ -24,7 +26,7 @@ setup: $(STAMP)
 	@bash tools/system_deps.sh graphviz
 
 lab: setup
-	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
 
 test: setup
 	@bash tools/system_deps.sh chromium

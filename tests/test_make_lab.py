@@ -1,0 +1,45 @@
+"""`make lab` (the README's first command) serves JupyterLab headless and prints a URL that answers 200."""
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_lab_prints_a_url_that_answers(root):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}  # headless
+    server = subprocess.Popen(["make", "lab", f"PORT={port}"], cwd=root, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline, seen = time.monotonic() + 240, []
+        url = None
+        while url is None and time.monotonic() < deadline:
+            line = server.stdout.readline()
+            if not line and server.poll() is not None:
+                break
+            seen.append(line)
+            match = re.search(rf"(http://127\.0\.0\.1:{port}/lab\S*token=\w+)", line)
+            url = match.group(1) if match else None
+        assert url, "make lab printed no URL with a token:\n" + "".join(seen[-30:])
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert response.status == 200
+            assert "JupyterLab" in response.read().decode()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
