@@ -1,0 +1,81 @@
+"""Checkers for notebook 04, Euler ODE truncation: where the ``detach()`` goes, and a truncation window.
+
+Both run on the problem :func:`euler_problem` builds, the one the notebook measures.
+
+>>> def euler_step(field, x, dt):
+...     raise NotImplementedError
+>>> check_detach(euler_step).status
+'not attempted'
+"""
+import torch
+
+from ..meters import GraphMemory
+from ..ode import VectorField, make_problem, step_loss, truncated_gradient, window_tradeoff
+from ..trace import NotFlatError, Trace
+from ..units import format_bytes
+from . import exercise, expect
+
+DT = 0.05
+WINDOWS = (1, 2, 5, 10, 20, 30, 60)
+WINDOW_BUDGET = 300_000  # bytes of graph the exercise allows
+
+
+def euler_problem(batch=64, steps=60, width=64):
+    """The notebook's set-up: ``(field, x0, targets)`` with fixed seeds."""
+    return (VectorField(width), *make_problem(batch, steps, DT))
+
+
+@exercise("Place the detach()")
+def check_detach(euler_step):
+    """``euler_step(field, x, dt)`` returns the next Euler state so that a loop with a per-step loss and
+    ``backward()`` every step runs, keeps memory flat, and trains ``field`` through the step it just took."""
+    field, x0, targets = euler_problem(batch=16, steps=20, width=32)
+    expected = truncated_gradient(field, x0, targets, DT, window=1)
+    trace = Trace("your euler_step")
+    x = x0
+    with GraphMemory() as graph:
+        for step, target in enumerate(targets):
+            x = euler_step(field, x, DT)
+            expect(isinstance(x, torch.Tensor) and x.shape == x0.shape,
+                   f"euler_step should return the next state, a tensor shaped like x {tuple(x0.shape)}")
+            loss = step_loss(x, target)
+            expect(loss.requires_grad,
+                   f"at step {step} the loss does not depend on the field's parameters: the state came back "
+                   "detached, so nothing can train. Detach the state going *in* (history), not the one coming out.")
+            trace.record(step, saved=graph.bytes)  # the graph at its largest, just before backward()
+            try:
+                loss.backward()
+            except RuntimeError as error:
+                expect("second time" not in str(error),
+                       f"step {step} raised 'Trying to backward through the graph a second time': the new state still "
+                       "hangs on the previous steps' graph, which the last backward() freed. Cut it with x.detach() "
+                       "before using x (in the field *and* in the `x + ...` term).")
+                raise
+    try:
+        trace.assert_flat("saved")
+    except NotFlatError as error:
+        raise AssertionError(f"graph memory grew across steps: {error}") from None
+    got = torch.cat([p.grad.flatten() for p in field.parameters()])
+    expect(torch.allclose(got, expected, rtol=1e-4, atol=1e-7),
+           "the accumulated gradient differs from per-step detached Euler: take x_next = x + dt * field(x) with the "
+           "incoming x detached, nothing else changed.")
+    return f"{len(targets)} steps, the graph flat at {format_bytes(trace.values['saved'][-1])} before each backward()."
+
+
+@exercise("Pick the truncation window")
+def check_window(window, budget_bytes=WINDOW_BUDGET):
+    """``window`` (one of :data:`WINDOWS`) keeps the graph's peak within ``budget_bytes`` with the least
+    gradient bias (the highest cosine with full backpropagation) on :func:`euler_problem`."""
+    expect(window in WINDOWS, f"pick one of the measured windows {WINDOWS}; got {window!r}")
+    table = window_tradeoff(*euler_problem(), DT, WINDOWS)
+    fitting = [k for k in WINDOWS if table[k][0] <= budget_bytes]
+    peak, cosine = table[window]
+    expect(peak <= budget_bytes,
+           f"window {window} peaks at {format_bytes(peak)} of graph, over the budget of {format_bytes(budget_bytes)}: "
+           f"memory grows with the window, so a smaller one is needed (these fit: {fitting}).")
+    best = max(fitting, key=lambda k: table[k][1])
+    expect(window == best,
+           f"window {window} fits ({format_bytes(peak)}) but its gradient has cosine {cosine:.4f} with the exact one; "
+           f"window {best} also fits ({format_bytes(table[best][0])}) and reaches {table[best][1]:.4f}. "
+           "Within the budget, take the window with the least bias.")
+    return f"window {window}: peak {format_bytes(peak)} <= {format_bytes(budget_bytes)}, cosine {cosine:.4f}."

@@ -1,0 +1,123 @@
+"""The trapezoid rule through a network: the integrand, the network, and chunked evaluation.
+
+Notebook 03 integrates ``f(x) = x**2 + sin(x)`` over ``[0, pi]`` (exact value ``pi**3/3 + 2``)
+and then a small tanh network ``f_theta``. What the graph saves for ``torch.trapezoid(f_theta(x), x)``
+is ``activation_bytes(points, width, hidden_layers)``: each hidden layer keeps its tanh output
+(``points x width`` numbers), nothing else grows with the number of points.
+
+>>> import torch
+>>> x = torch.linspace(0, torch.pi, 1001, dtype=torch.float64)
+>>> abs(torch.trapezoid(integrand(x), x).item() - EXACT_INTEGRAL) < 1e-5
+True
+>>> activation_bytes(points=100_000, width=256, hidden_layers=2)     # float32
+204800000
+"""
+import math
+
+import torch
+from torch.utils.checkpoint import checkpoint
+
+A, B = 0.0, math.pi
+EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
+
+
+def integrand(x):
+    """``f(x) = x**2 + sin(x)``, the notebook's function with a known integral."""
+    return x ** 2 + torch.sin(x)
+
+
+def grid(points, device=None, dtype=torch.float32):
+    """``points`` equally spaced nodes on ``[0, pi]``, ends included."""
+    return torch.linspace(A, B, points, device=device, dtype=dtype)
+
+
+def convergence_order(step_sizes, errors):
+    """Least-squares slope of ``log(error)`` against ``log(step size)``: the ``p`` in ``error ~ h**p``.
+
+    >>> round(convergence_order([0.1, 0.05, 0.025], [1e-2, 2.5e-3, 6.25e-4]), 6)
+    2.0
+    """
+    logs = [(math.log(h), math.log(e)) for h, e in zip(step_sizes, errors)]
+    mean_h = sum(h for h, _ in logs) / len(logs)
+    mean_e = sum(e for _, e in logs) / len(logs)
+    return (sum((h - mean_h) * (e - mean_e) for h, e in logs)
+            / sum((h - mean_h) ** 2 for h, _ in logs))
+
+
+class TanhMLP(torch.nn.Module):
+    """A tanh MLP ``inputs -> width (x hidden_layers) -> outputs``, the same weights for the same seed.
+
+    ``calls`` and ``points_seen`` count forward passes and the rows they evaluated, so a
+    checkpoint's recomputation can be counted instead of timed.
+
+    >>> net = TanhMLP(inputs=2, outputs=2, width=8)
+    >>> net(torch.zeros(5, 2)).shape, net.calls, net.points_seen
+    (torch.Size([5, 2]), 1, 5)
+    """
+
+    def __init__(self, inputs, outputs, width=64, hidden_layers=1, seed=0):
+        super().__init__()
+        with torch.random.fork_rng(devices=[]):  # the same weights for a seed, the global RNG untouched
+            torch.manual_seed(seed)
+            layers = [torch.nn.Linear(inputs, width), torch.nn.Tanh()]
+            for _ in range(hidden_layers - 1):
+                layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
+            layers.append(torch.nn.Linear(width, outputs))
+            self.layers = torch.nn.Sequential(*layers)
+        self.width, self.hidden_layers = width, hidden_layers
+        self.calls = self.points_seen = 0
+
+    def forward(self, x):
+        self.calls += 1
+        self.points_seen += x.shape[:-1].numel()
+        return self.layers(x)
+
+
+class ScalarNet(TanhMLP):
+    """``f_theta``: one number to one number, applied pointwise to a 1-D tensor of nodes.
+
+    ``ScalarNet(width=64, hidden_layers=2)`` is 1 -> 64 -> 64 -> 1.
+
+    >>> ScalarNet(width=8)(torch.zeros(5)).shape
+    torch.Size([5])
+    """
+
+    def __init__(self, width=64, hidden_layers=1, seed=0):
+        super().__init__(1, 1, width, hidden_layers, seed)
+
+    def forward(self, x):
+        return super().forward(x.unsqueeze(-1)).squeeze(-1)
+
+
+def activation_bytes(points, width, hidden_layers=1, dtype=torch.float32):
+    """Bytes the graph of ``trapezoid(ScalarNet(width, hidden_layers)(x), x)`` saves that grow with
+    the points: one ``points x width`` tanh output per hidden layer (the next ``Linear`` saves the
+    same tensor, so it counts once)."""
+    return points * width * hidden_layers * torch.empty((), dtype=dtype).element_size()
+
+
+def trapezoid_in_chunks(f, x, chunk_size, use_checkpoint=False):
+    """The trapezoid integral of ``f`` over the nodes ``x``, evaluated ``chunk_size`` intervals at a time.
+
+    Neighbouring chunks share their boundary node, so the sum of the pieces is the full trapezoid
+    rule (up to rounding) while only one chunk's activations are alive at once. With
+    ``use_checkpoint=True`` each chunk runs under ``torch.utils.checkpoint`` (non-reentrant): the
+    graph keeps only the chunk's nodes and recomputes its activations during ``backward()``.
+
+    >>> x = grid(101, dtype=torch.float64)
+    >>> whole = torch.trapezoid(integrand(x), x)
+    >>> torch.allclose(trapezoid_in_chunks(integrand, x, chunk_size=7), whole)
+    True
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size counts intervals and must be at least 1, got {chunk_size}")
+
+    def piece(nodes):
+        return torch.trapezoid(f(nodes), nodes)
+
+    total = None
+    for start in range(0, x.numel() - 1, chunk_size):
+        nodes = x[start:start + chunk_size + 1]
+        part = checkpoint(piece, nodes, use_reentrant=False) if use_checkpoint else piece(nodes)
+        total = part if total is None else total + part
+    return total
