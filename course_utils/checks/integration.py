@@ -36,8 +36,9 @@ _WHY = {
 
 
 @exercise("no_grad or not, three scenarios")
-def check_scenarios(answers):
-    """``answers`` maps each key of :data:`SCENARIOS` to ``"no_grad"`` or ``"grad"``."""
+def check_scenarios(choose):
+    """``choose()`` returns a dict mapping each key of :data:`SCENARIOS` to ``"no_grad"`` or ``"grad"``."""
+    answers = choose()
     expect(isinstance(answers, dict), f"answers should be a dict like {{'report': 'no_grad', ...}}, got {type(answers).__name__}")
     expect(set(answers) == set(SCENARIOS), f"answer exactly the scenarios {sorted(SCENARIOS)}; got {sorted(answers)}")
     odd = {key: value for key, value in answers.items() if value not in ("no_grad", "grad")}
