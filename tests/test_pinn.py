@@ -1,0 +1,251 @@
+"""course_utils.pinn: the Laplacian methods agree, the popular fixes fail as the notebook says, the fixed loop is flat."""
+import gc
+import json
+import math
+
+import pytest
+import torch
+
+import course_utils as cu
+from course_utils import pinn
+
+EXACT_METHODS = {name: method for name, method in pinn.METHODS.items() if "Hutchinson" not in name}
+
+
+def float64_problem(d, n=16, seed=0):
+    """A tanh MLP with d spatial inputs plus time, and n points, all float64."""
+    model = pinn.TanhMLP(d + 1, width=12, depth=3, seed=seed).double()
+    points = torch.rand(n, d + 1, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return model, points
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 8])
+@pytest.mark.parametrize("name", sorted(EXACT_METHODS))
+def test_every_exact_method_matches_nested_autograd(d, name):
+    model, points = float64_problem(d)
+    space = range(d)
+    u_ref, gradient_ref, laplacian_ref = pinn.laplacian_nested(model, points, space)
+    u, gradient, laplacian = EXACT_METHODS[name](model, points, space)
+    assert u.shape == (len(points),) and gradient.shape == points.shape and laplacian.shape == (len(points),)
+    torch.testing.assert_close(u, u_ref, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(gradient, gradient_ref, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(laplacian, laplacian_ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 8])
+def test_forward_laplacian_equals_the_trace_of_the_full_hessian(d):
+    model, points = float64_problem(d)
+    hessians = torch.func.vmap(torch.func.hessian(lambda p: model(p.unsqueeze(0))[0, 0]))(points)
+    trace = hessians[:, :d, :d].diagonal(dim1=1, dim2=2).sum(1)
+    torch.testing.assert_close(pinn.laplacian_forward(model, points, range(d))[2], trace, rtol=1e-10, atol=1e-12)
+
+
+def test_heat_pinn_forward_laplacian_includes_the_ansatz():
+    model = pinn.HeatPINN(width=12, depth=2).double()
+    points = pinn.sample_points(32, dtype=torch.float64)
+    for method in EXACT_METHODS.values():
+        torch.testing.assert_close(method(model, points, pinn.SPACE)[2],
+                                   pinn.laplacian_nested(model, points, pinn.SPACE)[2], rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="space only"):
+        pinn.laplacian_forward(model, points, (0, 1, 2))
+
+
+def test_every_method_sends_gradient_to_every_parameter():
+    for method in pinn.METHODS.values():
+        model = pinn.HeatPINN(width=8, depth=2)
+        pinn.residual_loss(model, pinn.sample_points(16), method=method).backward()
+        assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters()), method.__name__
+
+
+def test_heat_pinn_meets_boundary_and_initial_conditions_exactly():
+    model = pinn.HeatPINN(width=8, depth=2).double()
+    edge = torch.tensor([[0.0, 0.3, 0.5], [1.0, 0.7, 0.2], [0.4, 0.0, 0.9], [0.6, 1.0, 0.1]], dtype=torch.float64)
+    assert model(edge).abs().max() < 1e-15
+    start = pinn.sample_points(20, dtype=torch.float64)
+    start[:, 2] = 0
+    torch.testing.assert_close(model(start)[:, 0], pinn.exact_solution(start), rtol=0, atol=1e-15)
+
+
+class ExactSolution(torch.nn.Module):
+    def __init__(self, alpha):
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, points):
+        return pinn.exact_solution(points, self.alpha).unsqueeze(1)
+
+
+def test_the_exact_solution_satisfies_the_heat_equation():
+    points = pinn.sample_points(200, dtype=torch.float64)
+    residual = pinn.heat_residual(ExactSolution(pinn.ALPHA), points)
+    assert residual.abs().max() < 1e-12
+    # the residual is not blind: the same formula with the wrong decay rate is off by a lot
+    wrong = pinn.heat_residual(ExactSolution(2 * pinn.ALPHA), points)
+    assert wrong.abs().max() > 0.1
+    # and the exact values: the decay exp(-2 pi^2 alpha t) at the centre
+    centre = torch.tensor([[0.5, 0.5, 1.0]], dtype=torch.float64)
+    assert pinn.exact_solution(centre).item() == pytest.approx(math.exp(-2 * math.pi ** 2 * pinn.ALPHA))
+
+
+def test_row_sum_pitfall_returns_hessian_row_sums_not_the_diagonal():
+    model, points = float64_problem(3)
+    hessians = torch.func.vmap(torch.func.hessian(lambda p: model(p.unsqueeze(0))[0, 0]))(points)
+    space = [0, 1, 2]
+    row_sums = hessians.sum(2)[:, space].sum(1)  # sum over j of d2u/dx_i dx_j, for i in space
+    wrong = pinn.laplacian_row_sums(model, points, space)[2]
+    torch.testing.assert_close(wrong, row_sums, rtol=1e-12, atol=1e-12)
+    right = pinn.laplacian_nested(model, points, space)[2]
+    assert (wrong - right).abs().max() > 1e-3, "the pitfall must differ from the true Laplacian"
+
+
+def test_hutchinson_is_exact_in_one_dimension_and_stochastic_in_more():
+    model, points = float64_problem(1)
+    exact = pinn.laplacian_nested(model, points, [0])[2]
+    torch.testing.assert_close(pinn.laplacian_hutchinson(model, points, [0])[2], exact, rtol=1e-12, atol=1e-12)
+    model, points = float64_problem(4)
+    exact = pinn.laplacian_nested(model, points, range(4))[2]
+    one_probe = pinn.laplacian_hutchinson(model, points, range(4), probes=1)[2]
+    many = pinn.laplacian_hutchinson(model, points, range(4), probes=400)[2]
+    assert (one_probe - exact).abs().max() > 1e-6
+    assert (many - exact).abs().mean() < (one_probe - exact).abs().mean()
+
+
+def test_chunked_gradient_accumulation_equals_the_unchunked_step():
+    model = pinn.HeatPINN(width=32, depth=3)
+    points = pinn.sample_points(1000)
+    full_loss = pinn.residual_loss(model, points)
+    full_loss.backward()
+    full = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    chunked_loss = pinn.chunked_backward(model, points, chunk_size=128)  # 8 chunks, the last one short
+    for a, b in zip(full, (p.grad for p in model.parameters())):
+        assert (a - b).abs().max() <= 1e-6
+    assert chunked_loss == pytest.approx(full_loss.item(), rel=1e-5)
+
+
+def test_chunks_lower_the_peak_and_the_saved_bytes():
+    model = pinn.HeatPINN(width=32, depth=3)
+    points = pinn.sample_points(1024)
+    full_peak, full_saved = pinn.step_memory(model, points, pinn.laplacian_nested)
+    quarter_peak, quarter_saved = pinn.step_memory(model, points, pinn.laplacian_nested, chunk_size=256)
+    assert quarter_saved < full_saved / 3 and quarter_peak < full_peak / 3
+
+
+def test_torch_func_methods_report_no_saved_bytes():
+    model = pinn.HeatPINN(width=8, depth=2)
+    peak, saved = pinn.step_memory(model, pinn.sample_points(32), pinn.laplacian_vmap_hessian)
+    assert saved is None and peak > 0
+
+
+def test_no_grad_does_not_stop_autograd_grad_from_recording():
+    model = pinn.HeatPINN(width=8, depth=2)
+    _, u_t, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False)
+    assert u_t.grad_fn is not None and residual.grad_fn is not None
+
+
+def test_the_detach_fix_sends_no_gradient_to_the_network():
+    model = pinn.HeatPINN(width=8, depth=2)
+    _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=True)
+    residual.pow(2).mean().backward()
+    assert all(p.grad is None for p in model.parameters())
+    # without the detach the same residual trains every parameter
+    _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False)
+    residual.pow(2).mean().backward()
+    assert all(p.grad is not None for p in model.parameters())
+
+
+def test_retain_graph_false_on_the_last_derivative_breaks_the_later_backward():
+    model = pinn.HeatPINN(width=8, depth=2)
+    _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False, last_retain_graph=False)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        residual.pow(2).mean().backward()
+
+
+def pattern_trace(detach):
+    model = pinn.HeatPINN(width=16, depth=2)
+    trace = cu.Trace()
+    with cu.LiveTensors() as live:
+        mark = lambda label: trace.record(len(trace), label, live=live.bytes)
+        pinn.usual_pattern(model, pinn.sample_points(256), detach=detach, mark=mark)
+    return dict(zip(trace.labels, trace.values["live"]))
+
+
+def test_the_detach_makes_memory_fall_and_gc_collect_frees_nothing():
+    detached, correct = pattern_trace(detach=True), pattern_trace(detach=False)
+    after_del = "del u_x, u_y, u_xx, u_yy"
+    assert detached["u_yy = grad(u_y, y, retain_graph=True)"] == correct["u_yy = grad(u_y, y, retain_graph=True)"]
+    assert detached[after_del] < correct[after_del] / 5, "detaching lets the derivative graphs go at the del"
+    for live_at in (detached, correct):
+        assert live_at["gc.collect()"] == live_at[after_del] == live_at["torch.cuda.empty_cache()"]
+
+
+def fixed_loop_trace(steps, n=128):
+    model = pinn.HeatPINN(width=16, depth=2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    trace = cu.Trace("fixed")
+    losses = []
+    with cu.LiveTensors() as live:
+        for step in range(steps):
+            losses.append(pinn.train_step(model, optimizer, pinn.sample_points(n, seed=step)))
+            trace.record(step, live=live.bytes)
+    return trace, losses
+
+
+def test_the_fixed_loop_stays_flat_to_the_byte():
+    trace, losses = fixed_loop_trace(30)
+    trace.assert_flat("live")
+    assert trace.growth_per_step("live") == 0
+    assert losses[-1] < losses[0]
+
+
+def test_a_loss_history_of_tensors_grows_by_the_points_and_their_grad():
+    """With nested autograd the points are a leaf that requires grad: backward() fills points.grad, and
+    every kept loss keeps its graph's leaf, the points (3 floats each) and their .grad (3 more), alive."""
+    n = 128
+    model = pinn.HeatPINN(width=16, depth=2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    history, trace = [], cu.Trace("history")
+    with cu.LiveTensors() as live:
+        for step in range(6):
+            optimizer.zero_grad(set_to_none=True)
+            loss = pinn.residual_loss(model, pinn.sample_points(n, seed=step), method=pinn.laplacian_nested)
+            loss.backward()
+            optimizer.step()
+            history.append(loss)
+            del loss
+            trace.record(step, live=live.bytes)
+    assert trace.growth_per_step("live", skip=1) == 4 + n * 3 * 4 * 2
+
+
+def test_compare_laplacians_rows():
+    model = pinn.TanhMLP(3, 8, 2)
+    methods = {"nested": pinn.laplacian_nested, "chunked": (pinn.laplacian_nested, 8), "forward": pinn.laplacian_forward}
+    rows = pinn.compare_laplacians(model, pinn.sample_points(32), methods, repeats=1)
+    assert [row["method"] for row in rows] == list(methods)
+    assert all(row["max_error"] < 1e-5 and row["ms"] > 0 for row in rows)
+    assert rows[1]["peak_bytes"] < rows[0]["peak_bytes"]
+
+
+def test_the_benchmark_data_reads_and_covers_every_method(root):
+    record = json.loads((root / "data" / "laplacian_cpu.json").read_text())
+    assert record["device"] == "cpu" and record["torch"] and record["date"] and record["options"]["n"] > 0
+    assert [result["d"] for result in record["results"]] == record["options"]["dims"]
+    for result in record["results"]:
+        names = {row["method"] for row in result["rows"]}
+        assert set(pinn.METHODS) <= names
+        for row in result["rows"]:
+            assert row["peak_bytes"] > 0 and row["ms"] > 0
+            if "Hutchinson" not in row["method"]:
+                assert row["max_error"] < 1e-4, row
+
+
+def test_training_reaches_five_percent():
+    torch.manual_seed(0)
+    model = pinn.HeatPINN(width=16, depth=2)
+    grid = pinn.grid_points(11, 4)
+    before = pinn.relative_l2_error(model, grid)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for step in range(60):
+        pinn.train_step(model, optimizer, pinn.sample_points(256, seed=step))
+    gc.collect()
+    assert before > 0.05 and pinn.relative_l2_error(model, grid) <= 0.05
