@@ -1,0 +1,380 @@
+"""A live memory gauge: watch the meters move while a loop runs, then keep a static summary.
+
+>>> gauge = MemoryGauge(meters=("live", "saved"), title="a leaky loop")   # doctest: +SKIP
+>>> history = []                                                          # doctest: +SKIP
+>>> for batch in gauge.track(range(100)):                                 # doctest: +SKIP
+...     history.append(torch.zeros(1000))     # 4 kB a step, kept forever
+>>> gauge.trace.growth_per_step("live")                                   # doctest: +SKIP
+4000.0
+
+In a notebook the gauge is an ipywidgets panel: one row per meter with a bar, the value, the peak
+and a sparkline, and a status line (step, growth per step, budget). It redraws at most
+``max_redraws_per_second`` times (10) plus once at the end, so drawing does not slow a fast loop.
+When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
+do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary.
+
+Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
+:func:`memory_budget` when ``budget`` is set) are read at every sample; the device's counters
+(``rss``, ``cuda_allocated``, ``cuda_reserved``, from :func:`device_memory`) cost a system call,
+so they are read at each redraw and stay ``None`` in the trace in between.
+"""
+import contextlib
+import html
+import sys
+import time
+import weakref
+
+import torch
+
+from .budget import memory_budget
+from .meters import GraphMemory, LiveTensors, device_memory
+from .trace import Trace
+from .units import format_bytes
+
+METERS = {  # name -> what the row is called
+    "saved": "saved for backward",
+    "live": "live tensors",
+    "rss": "process RSS (OS view)",
+    "cuda_allocated": "CUDA allocated",
+    "cuda_reserved": "CUDA reserved",
+}
+EXACT_METERS = ("saved", "live")
+GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
+_now = time.monotonic  # the throttle's clock (tests replace it)
+
+
+def _in_kernel():
+    """True inside a Jupyter kernel; False in plain Python, a script, or a terminal IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _show(obj):
+    """Display ``obj`` in a kernel (HTML and text), print it anywhere else."""
+    if _in_kernel():
+        from IPython.display import display
+        display(obj)
+    else:
+        print(obj)
+
+
+def _sparkline_svg(values, width=120, height=22, colour="#1f77b4"):
+    """A tiny inline SVG line of ``values`` (at most 60 points), for the gauge and the summary."""
+    values = [v for v in values if v is not None]
+    if len(values) > 60:
+        stride = len(values) / 60
+        values = [values[int(i * stride)] for i in range(60)] + [values[-1]]
+    if len(values) < 2:
+        return f"<svg width='{width}' height='{height}'></svg>"
+    low, high = min(values), max(values)
+    span = (high - low) or 1
+    points = " ".join(f"{i * (width - 2) / (len(values) - 1) + 1:.1f},{height - 2 - (v - low) * (height - 4) / span:.1f}"
+                      for i, v in enumerate(values))
+    return (f"<svg width='{width}' height='{height}'><polyline fill='none' stroke='{colour}' "
+            f"stroke-width='1.5' points='{points}'/></svg>")
+
+
+def _nice_ceiling(n):
+    """The smallest 1, 2 or 5 times a power of ten that is >= n: a bar's scale that grows in steps."""
+    scale = 1
+    while True:
+        for factor in (1, 2, 5):
+            if factor * scale >= n:
+                return factor * scale
+        scale *= 10
+
+
+def _budget_level(fraction):
+    """Colour of the budgeted row: green, then orange from 70 %, red from 90 % or when crossed."""
+    return "danger" if fraction >= 0.9 else "warning" if fraction >= 0.7 else "success"
+
+
+_COLOURS = {"success": "#2e7d32", "warning": "#ef6c00", "danger": "#c62828", "info": "#1565c0"}
+
+
+class MemoryGauge:
+    """Live gauges of the course's meters around a loop, with the samples kept in ``gauge.trace``.
+
+    Three ways to drive it::
+
+        for batch in gauge.track(loader):     # tqdm-like; a generator of unknown length is fine
+            ...
+        with gauge:                           # a manual loop: sample when a step is done
+            for step in range(n):
+                ...
+                gauge.sample(step)
+
+    ``meters``: any of ``saved``, ``live``, ``rss``, ``cuda_allocated``, ``cuda_reserved``; a meter this
+    machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
+    the live meter becomes a :func:`memory_budget`, its row turns orange then red as the budget
+    nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
+    Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.
+
+    Every run (each ``with`` or ``track``) enters fresh meters and starts a fresh ``trace``; the
+    meters are exited when the loop ends, however it ends. ``mode``: ``"auto"`` (widgets in a
+    kernel, text elsewhere), ``"widget"`` or ``"text"``.
+    """
+
+    def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
+                 title="Memory", max_redraws_per_second=10, mode="auto"):
+        unknown = [name for name in meters if name not in METERS]
+        if unknown:
+            raise ValueError(f"unknown meter(s) {', '.join(map(repr, unknown))}; "
+                             f"the gauge knows: {', '.join(METERS)}")
+        if budget is not None and "live" not in meters:
+            raise ValueError("a budget applies to the live meter: add 'live' to meters")
+        if mode not in ("auto", "widget", "text"):
+            raise ValueError(f"mode must be 'auto', 'widget' or 'text', got {mode!r}")
+        self.meters = tuple(meters)
+        self.budget = budget
+        self.title = title
+        self.min_interval = 1.0 / max_redraws_per_second
+        self.mode = mode
+        self.trace = Trace(title)
+        self.live = self.graph = None  # this run's meters
+        self.redraws = 0
+        self.status = "not started"
+        self._included = []
+        self._available = {}
+        self._stack = None
+        self._widgets = None
+
+    # ------------------------------------------------------------ driving it
+    def include(self, *items):
+        """Count tensors or ``nn.Module`` s that existed before the loop in the live meter (weakly held).
+
+        Returns the gauge: ``for x in gauge.include(model, data).track(loader):``.
+        """
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                self.include(*item)
+            elif isinstance(item, (torch.Tensor, torch.nn.Module)):
+                self._included.append(weakref.ref(item))
+                if self.live is not None and self.live.active:
+                    self.live.track(item)
+            else:
+                raise TypeError(f"include() takes tensors, nn.Modules or lists of them; got {type(item).__name__}")
+        return self
+
+    def track(self, iterable, total=None):
+        """Yield the items of ``iterable`` with the gauge running; sample after each step's body."""
+        if total is None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        with self:
+            self._total = total
+            for step, item in enumerate(iterable):
+                yield item
+                self.sample(step)
+            self._completed = True
+
+    def __enter__(self):
+        if self._stack is not None:
+            raise RuntimeError("this gauge is already running; a gauge drives one loop at a time")
+        self.live = memory_budget(self.budget) if self.budget is not None else LiveTensors()
+        self.graph = GraphMemory()
+        self.trace = Trace(self.title)
+        self.redraws, self._next_draw, self._total, self._completed = 0, float("-inf"), None, False
+        self._device_peaks = {}
+        self.status = "running"
+        self._available = self._available_meters()
+        self._widgets = self._build_widgets() if self._use_widgets() else None
+        with contextlib.ExitStack() as stack:
+            if "live" in self.meters:
+                stack.enter_context(self.live)
+                self.live.track(*(obj for obj in (ref() for ref in self._included) if obj is not None))
+            if "saved" in self.meters:
+                stack.enter_context(self.graph)
+            self._stack = stack.pop_all()
+        return self
+
+    def sample(self, step=None, label=None):
+        """Record the meters after a step (``step`` defaults to the last one plus one); redraw if due."""
+        if self._stack is None:
+            raise RuntimeError("sample() needs a running gauge: call it inside `with gauge:` or a track() loop")
+        if step is None:
+            step = self.trace.steps[-1] + 1 if self.trace.steps else 0
+        readings = self._exact_readings()
+        now = _now()
+        due = now >= self._next_draw
+        if due:
+            readings.update(self._device_readings())
+        self.trace.record(step, label, **readings)
+        if due:
+            self._next_draw = now + self.min_interval
+            self._redraw()
+
+    def __exit__(self, exc_type, exc, tb):
+        stack, self._stack = self._stack, None
+        readings = {**self._exact_readings(), **self._device_readings()}
+        self.status = self._why_it_ended(exc_type, exc)
+        if not self.trace.steps:
+            self.trace.record(0, "end", **readings)
+        else:  # the last completed step gets the device's counters as they are now
+            for name, value in readings.items():
+                series = self.trace.values.get(name)
+                if series and series[-1] is None:
+                    series[-1] = value
+        try:
+            stack.__exit__(exc_type, exc, tb)  # exits the meters; may turn the error into a clearer one
+        finally:
+            self._redraw()
+            _show(self.summary())
+        return False
+
+    # ------------------------------------------------------------ readings
+    def _available_meters(self):
+        on_device = device_memory()
+        return {name: name in EXACT_METERS or name in on_device for name in self.meters}
+
+    def _exact_readings(self):
+        readings = {}
+        if "live" in self.meters:
+            readings["live"] = self.live.bytes
+        if "saved" in self.meters:
+            readings["saved"] = self.graph.bytes
+        return readings
+
+    def _device_readings(self):
+        wanted = [name for name in self.meters if name not in EXACT_METERS and self._available[name]]
+        if not wanted:
+            return {}
+        on_device = device_memory()
+        readings = {name: on_device[name] for name in wanted}
+        for name, value in readings.items():
+            self._device_peaks[name] = max(value, self._device_peaks.get(name, value))
+        return readings
+
+    def _peak(self, name):
+        """Exact meters know their own peak (between samples too); device counters: the highest sample."""
+        if name == "live":
+            return self.live.peak
+        if name == "saved":
+            return self.graph.peak
+        return self._device_peaks.get(name)
+
+    def _last(self, name):
+        series = self.trace.values.get(name, [])
+        return next((v for v in reversed(series) if v is not None), None)
+
+    def _growth(self, name):
+        skip = max(0, len(self.trace) - GROWTH_WINDOW)
+        return self.trace.growth_per_step(name, skip=skip) if name in self.trace.values else 0.0
+
+    def _why_it_ended(self, exc_type, exc):
+        crossed = self.budget is not None and self.live.peak > self.budget
+        step = self.trace.steps[-1] + 1 if self.trace.steps else 0
+        if exc_type is not None and exc_type is not GeneratorExit:
+            return f"stopped at step {step}: {exc_type.__name__}: {exc}"
+        if crossed:
+            return (f"stopped at step {step}: live tensors reached {format_bytes(self.live.peak)}, over the "
+                    f"budget of {format_bytes(self.budget)} (MemoryBudgetExceeded)")
+        if exc_type is GeneratorExit and not self._completed:
+            return f"left the loop at step {step} (a break, or an exception in the loop body)"
+        return "finished"
+
+    def _budget_fraction(self):
+        return max(self.live.bytes, self.live.peak if self.status.startswith("stopped") else 0) / self.budget
+
+    # ------------------------------------------------------------ display
+    def _use_widgets(self):
+        return self.mode == "widget" or (self.mode == "auto" and _in_kernel())
+
+    def _status_line(self):
+        steps = self.trace.steps
+        step = f"step {steps[-1] if steps else '-'}" + (f" / {self._total}" if self._total is not None else "")
+        main = "live" if "live" in self.meters else self.meters[0]
+        window = f" (last {GROWTH_WINDOW:,} samples)" if len(self.trace) > GROWTH_WINDOW else ""
+        parts = [step, f"{main} growth {format_bytes(self._growth(main), signed=True)}/step{window}"]
+        if self.budget is not None:
+            parts.append(f"budget {format_bytes(self.budget)} ({self._budget_fraction():.0%} used)")
+        if self.status != "running":
+            parts.append(self.status)
+        return " · ".join(parts)
+
+    def _build_widgets(self):
+        import ipywidgets as w
+
+        rows, cells = [], {}
+        for name in self.meters:
+            label = w.Label(METERS[name], layout=w.Layout(width="11em"))
+            if not self._available[name]:
+                na = w.HTML("<i>not available here</i>").add_class("amlab-gauge-na")
+                rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
+                continue
+            cells[name] = (w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
+                           w.HTML(layout=w.Layout(width="7em")).add_class("amlab-gauge-value"),
+                           w.HTML(layout=w.Layout(width="9em")).add_class("amlab-gauge-peak"),
+                           w.HTML().add_class("amlab-gauge-spark"))
+            rows.append(w.HBox([label, *cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
+        title = w.HTML(f"<b>{html.escape(self.title)}</b>")
+        status = w.HTML().add_class("amlab-gauge-status")
+        box = w.VBox([title, *rows, status]).add_class("amlab-gauge")
+        if _in_kernel():
+            from IPython.display import display
+            bundle = box._repr_mimebundle_()
+            bundle["text/plain"] = f"MemoryGauge {self.title!r} (a live widget; the summary below stays readable)"
+            display(bundle, raw=True)
+        return {"cells": cells, "status": status}
+
+    def _redraw(self):
+        self.redraws += 1
+        if self._widgets is None:
+            return
+        for name, (bar, value, peak, spark) in self._widgets["cells"].items():
+            last, top = self._last(name), self._peak(name)
+            if self.budget is not None and name == "live":
+                level, scale = _budget_level(self._budget_fraction()), self.budget
+            else:
+                level, scale = "info", _nice_ceiling(max(top or 0, 1))
+            with bar.hold_sync():
+                bar.max, bar.value, bar.bar_style = scale, min(last or 0, scale), level
+            value.value = f"<span title='{last:,} bytes'>{format_bytes(last)}</span>" if last is not None else "n/a"
+            peak.value = f"peak {format_bytes(top)}"
+            spark.value = _sparkline_svg(self.trace.values.get(name, [])[-200:], colour=_COLOURS[level])
+        level = "info"
+        if self.budget is not None:
+            level = _budget_level(self._budget_fraction())
+        if self.status.startswith(("stopped", "left")):
+            level = "danger" if self.status.startswith("stopped") else "warning"
+        self._widgets["status"].value = f"<span style='color:{_COLOURS[level]}'>{html.escape(self._status_line())}</span>"
+
+    def summary(self):
+        """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
+        rows = []
+        for name in self.meters:
+            if not self._available.get(name, False):
+                rows.append((METERS[name], "not available here", "", "", ""))
+                continue
+            series = self.trace.values.get(name, [])
+            rows.append((METERS[name], format_bytes(self._last(name)), format_bytes(self._peak(name)),
+                         format_bytes(self._growth(name), signed=True) + "/step", _sparkline_svg(series)))
+        return GaugeSummary(self.title, rows, self._status_line())
+
+    def __repr__(self):
+        return f"<MemoryGauge {self.title!r} {self.status}: {len(self.trace)} samples of {', '.join(self.meters)}>"
+
+
+class GaugeSummary:
+    """What a finished gauge leaves behind: readable in a saved notebook, on GitHub, in a terminal."""
+
+    HEADER = ("meter", "last", "peak", "growth")
+
+    def __init__(self, title, rows, status):
+        self.title, self.rows, self.status = title, rows, status
+
+    def __str__(self):
+        table = [self.HEADER] + [row[:4] for row in self.rows]
+        widths = [max(len(row[i]) for row in table) for i in range(4)]
+        lines = [f"{self.title}: {self.status}"]
+        lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in table]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
+        body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
+                                        for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
+        return (f"<table class='amlab-gauge-summary'><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
+                f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

@@ -1,0 +1,81 @@
+"""Pictures of traces: a timeline per meter, and runs compared side by side (matplotlib, imported lazily).
+
+>>> figure = plot_trace(gauge.trace)                                  # doctest: +SKIP
+>>> figure = compare_traces({"leaky": leaky.trace, "fixed": fixed.trace})   # doctest: +SKIP
+
+Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
+step, and fonts are large enough for a projector.
+"""
+from .gauges import METERS
+from .units import format_bytes
+
+FONT = {"title": 15, "label": 13, "ticks": 11, "legend": 12}
+
+
+def _bytes_axis(ax, xlabel="step"):
+    """Label an axis for projectors: step along x, human-readable sizes along y."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: format_bytes(value)))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(xlabel, fontsize=FONT["label"])
+    ax.set_ylabel("memory (bytes, 1 kB = 1,000 B)", fontsize=FONT["label"])
+    ax.tick_params(labelsize=FONT["ticks"])
+    ax.grid(alpha=0.3)
+
+
+def _growth_label(name, trace, meter):
+    return f"{name}: {format_bytes(trace.growth_per_step(meter), signed=True)}/step"
+
+
+def _figure(panels, title, width_per_panel, height, vertical=False):
+    import matplotlib.pyplot as plt
+
+    shape = (panels, 1) if vertical else (1, panels)
+    size = (width_per_panel, height * panels) if vertical else (width_per_panel * panels, height)
+    fig, axes = plt.subplots(*shape, figsize=size, squeeze=False, sharex=vertical)
+    fig.suptitle(title, fontsize=FONT["title"] + 1, fontweight="bold")
+    return fig, list(axes.flat)
+
+
+def plot_trace(trace, meters=None, title=None):
+    """One timeline per meter, stacked, with the growth per step in each legend. Returns the figure."""
+    meters = [name for name in (meters or trace.values) if trace.series(name)[0]]
+    if not meters:
+        raise ValueError(f"{trace!r} has no samples to plot")
+    fig, axes = _figure(len(meters), title or trace.name or "Memory per step", 9, 2.6, vertical=True)
+    for ax, meter in zip(axes, meters):
+        steps, values = trace.series(meter)
+        ax.plot(steps, values, marker="o" if len(steps) < 30 else None, linewidth=2,
+                label=_growth_label(METERS.get(meter, meter), trace, meter))
+        ax.set_title(METERS.get(meter, meter), fontsize=FONT["title"])
+        ax.legend(fontsize=FONT["legend"], loc="upper left")
+        _bytes_axis(ax)
+    fig.tight_layout()
+    return fig
+
+
+def compare_traces(traces, meters=None, title="Leaky vs fixed"):
+    """Runs side by side: one panel per meter, every run drawn in it, its growth per step in the legend.
+
+    ``traces``: ``{"leaky": trace_a, "fixed": trace_b}``. ``meters`` defaults to the exact meters
+    (``live``, ``saved``) that every trace has, else every meter they share. Returns the figure.
+    """
+    if not traces:
+        raise ValueError("compare_traces needs at least one trace, e.g. {'leaky': a, 'fixed': b}")
+    shared = [name for name in next(iter(traces.values())).values if all(name in t.values for t in traces.values())]
+    if meters is None:
+        meters = [name for name in ("live", "saved") if name in shared] or shared
+    missing = [name for name in meters if name not in shared]
+    if missing or not meters:
+        raise ValueError(f"not every trace has the meter(s) {missing or meters}; they share: {shared or 'none'}")
+    fig, axes = _figure(len(meters), title, 7, 4.5)
+    for ax, meter in zip(axes, meters):
+        for name, trace in traces.items():
+            steps, values = trace.series(meter)
+            ax.plot(steps, values, linewidth=2.5, label=_growth_label(name, trace, meter))
+        ax.set_title(METERS.get(meter, meter), fontsize=FONT["title"])
+        ax.legend(fontsize=FONT["legend"], loc="upper left")
+        _bytes_axis(ax)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,195 @@
+"""MemoryGauge: exact traces, throttled redraws, loops of unknown length, clean exits, text mode."""
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from course_utils import MemoryBudgetExceeded, MemoryGauge, format_bytes
+from course_utils import gauges
+
+
+def nothing_installed():
+    return _get_current_dispatch_mode() is None and torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+
+
+class FakeClock:
+    """A clock that moves ``tick`` seconds each time the gauge reads it."""
+
+    def __init__(self, tick):
+        self.calls, self.tick = 0, tick
+
+    def __call__(self):
+        self.calls += 1
+        return (self.calls - 1) * self.tick
+
+
+def test_unknown_meter_is_refused_with_the_valid_names():
+    with pytest.raises(ValueError, match="saved, live, rss, cuda_allocated, cuda_reserved"):
+        MemoryGauge(meters=("live", "gpu"))
+
+
+def test_budget_needs_the_live_meter():
+    with pytest.raises(ValueError, match="live"):
+        MemoryGauge(meters=("saved",), budget=1000)
+
+
+def test_leaky_loop_trace_is_exact():
+    gauge, history = MemoryGauge(meters=("live", "saved"), mode="text"), []
+    for _ in gauge.track(range(6)):
+        history.append(torch.zeros(1000))  # 4,000 bytes a step, never freed
+    assert gauge.trace.steps == [0, 1, 2, 3, 4, 5]
+    assert gauge.trace.values["live"] == [4000, 8000, 12000, 16000, 20000, 24000]
+    assert gauge.trace.values["saved"] == [0] * 6
+    assert gauge.trace.growth_per_step("live") == 4000.0
+    assert gauge.status == "finished" and nothing_installed()
+
+
+def test_saved_meter_sees_a_graph_kept_each_step():
+    x = torch.ones(1000, requires_grad=True)
+    gauge, kept = MemoryGauge(meters=("saved", "live"), mode="text"), []
+    for _ in gauge.track(range(4)):
+        kept.append(x.exp())  # exp saves its 4,000-byte output for backward
+    assert gauge.trace.values["saved"] == [4000, 8000, 12000, 16000]
+    assert gauge.trace.values["live"] == [4000, 8000, 12000, 16000]
+
+
+def test_include_counts_tensors_made_before_the_loop_and_holds_them_weakly():
+    weights, dropped = torch.zeros(500), torch.zeros(250)
+    gauge = MemoryGauge(meters=("live",), mode="text").include(weights, [dropped])
+    del dropped  # the gauge must not keep it alive
+    with gauge:
+        gauge.sample()
+    assert gauge.trace.values["live"] == [2000]
+
+
+def test_redraws_are_throttled_to_ten_per_second_plus_a_final_one(monkeypatch):
+    clock = FakeClock(tick=0.001)  # a 1 ms step: 1,000 samples span one second
+    monkeypatch.setattr(gauges, "_now", clock)
+    gauge = MemoryGauge(meters=("live", "rss"), mode="widget")
+    for _ in gauge.track(range(1000)):
+        pass
+    assert clock.calls == 1000
+    assert gauge.redraws == 10 + 1, f"{gauge.redraws} redraws for one second of loop"
+    # the device's counter is read at each redraw only (and once at the end)
+    rss = gauge.trace.values["rss"]
+    assert sum(value is not None for value in rss) == 11 and rss[0] is not None and rss[-1] is not None
+
+
+def test_a_loop_faster_than_the_throttle_still_gets_a_final_redraw(monkeypatch):
+    monkeypatch.setattr(gauges, "_now", FakeClock(tick=0.0))
+    gauge, history = MemoryGauge(meters=("live",), mode="widget"), []
+    for _ in gauge.track(range(50)):
+        history.append(torch.zeros(10))
+    assert gauge.redraws == 2  # the first sample and the final one
+    value = gauge._widgets["cells"]["live"][1].value
+    assert format_bytes(2000) in value and "2,000 bytes" in value
+
+
+def test_generator_of_unknown_length():
+    def batches():
+        yield from (torch.zeros(100) for _ in range(7))
+
+    gauge, kept = MemoryGauge(meters=("live",), mode="text"), []
+    for batch in gauge.track(batches()):
+        kept.append(batch)
+    assert gauge.trace.steps == list(range(7))
+    assert gauge.trace.values["live"][-1] == 7 * 400
+    assert "step 6 ·" in gauge.summary().status, gauge.summary().status
+    sized = MemoryGauge(meters=("live",), mode="text")
+    for _ in sized.track([1, 2, 3]):
+        pass
+    assert "step 2 / 3" in sized.summary().status
+
+
+def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook():
+    gauge, history = MemoryGauge(meters=("live", "saved"), mode="widget"), []
+    with pytest.raises(ValueError, match="boom"):
+        for step in gauge.track(range(10)):
+            history.append(torch.zeros(1000))
+            if step == 3:
+                raise ValueError("boom")
+    assert nothing_installed()
+    assert gauge.trace.values["live"] == [4000, 8000, 12000]  # steps 0-2 completed
+    assert "left the loop at step 3" in gauge.status
+    assert "left the loop at step 3" in gauge._widgets["status"].value
+
+
+def test_exception_in_a_with_block_is_named_by_the_gauge():
+    gauge = MemoryGauge(meters=("live", "saved"), mode="text")
+    with pytest.raises(KeyError):
+        with gauge:
+            gauge.sample(0)
+            {}["missing"]
+    assert nothing_installed()
+    assert gauge.status == "stopped at step 1: KeyError: 'missing'"
+
+
+def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why():
+    gauge, history = MemoryGauge(meters=("live",), budget=10_000, mode="widget"), []
+    with pytest.raises(MemoryBudgetExceeded):
+        for _ in gauge.track(range(100)):
+            history.append(torch.zeros(1000))
+    assert nothing_installed()
+    assert gauge.trace.values["live"] == [4000, 8000]
+    assert "over the budget of 10.0 kB" in gauge.status and "stopped at step 2" in gauge.status
+    bar = gauge._widgets["cells"]["live"][0]
+    assert bar.bar_style == "danger" and bar.max == 10_000
+    assert "MemoryBudgetExceeded" in gauge._widgets["status"].value
+
+
+def test_budget_colours_change_as_it_nears():
+    assert [gauges._budget_level(f) for f in (0.1, 0.69, 0.7, 0.89, 0.9, 1.2)] == \
+        ["success", "success", "warning", "warning", "danger", "danger"]
+
+
+def test_meter_missing_on_this_machine_reads_not_available_here(monkeypatch):
+    monkeypatch.setattr(gauges, "device_memory", lambda: {"rss": 123_000_000})  # a CPU box
+    gauge = MemoryGauge(meters=("live", "rss", "cuda_allocated", "cuda_reserved"), mode="widget")
+    for _ in gauge.track(range(2)):
+        pass
+    summary = gauge.summary()
+    assert [row[1] for row in summary.rows] == ["0 B", "123.0 MB", "not available here", "not available here"]
+    assert "not available here" in str(summary) and "not available here" in summary._repr_html_()
+    assert set(gauge._widgets["cells"]) == {"live", "rss"}
+
+
+def test_every_run_gets_fresh_meters_and_a_fresh_trace():
+    gauge = MemoryGauge(meters=("live",), mode="text")
+    with gauge:
+        first = gauge.live
+        kept = torch.zeros(10)
+        with pytest.raises(RuntimeError, match="already running"):
+            gauge.__enter__()
+    with gauge:
+        pass
+    assert gauge.live is not first and len(gauge.trace) == 1 and gauge.trace.labels == ["end"]
+    with pytest.raises(RuntimeError, match="inside `with gauge:`"):
+        gauge.sample()
+    del kept
+
+
+def test_summary_is_a_static_table_in_html_and_text():
+    gauge, history = MemoryGauge(meters=("live",), title="leaky <demo>", mode="text"), []
+    for _ in gauge.track(range(3)):
+        history.append(torch.zeros(1000))
+    html, text = gauge.summary()._repr_html_(), str(gauge.summary())
+    assert "<table" in html and "leaky &lt;demo&gt;" in html and "<svg" in html
+    assert "12.0 kB" in text and "+4.00 kB/step" in text and "finished" in text
+
+
+def test_plain_python_gets_text_only(tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text(
+        "import sys, torch\n"
+        "from course_utils import MemoryGauge\n"
+        "gauge, kept = MemoryGauge(title='script loop'), []\n"
+        "for _ in gauge.track(range(5)):\n"
+        "    kept.append(torch.zeros(1000))\n"
+        "print('widgets imported:', 'ipywidgets' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.startswith("script loop: step 4 / 5"), out
+    assert "live tensors" in out and "20.0 kB" in out and "+4.00 kB/step" in out
+    assert "widgets imported: False" in out and "<" not in out
