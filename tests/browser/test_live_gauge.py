@@ -1,0 +1,190 @@
+"""The live gauge in a real browser: JupyterLab + headless Chromium, values read from the page's DOM.
+
+Starts JupyterLab on localhost with a random token, opens ``live_gauge.ipynb`` in Debian's chromium
+(driven by Playwright), runs its cell, and checks that the gauge's displayed value changed at least
+three times while the cell was still running ("[*]" prompt), and that the final value is the meter's.
+A screenshot goes to ``artifacts/live_gauge.png``. ``make test`` installs chromium when it is missing.
+"""
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from course_utils import format_bytes
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+NOTEBOOK = "live_gauge.ipynb"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+GAUGE_VALUE = ".amlab-gauge-live .amlab-gauge-value span"
+# JupyterLab's own settings for this throw-away server: no news to ask about, no update checks.
+LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
+                {"fetchNews": "false", "checkForUpdates": False}}
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def api(url, token, method="GET"):
+    request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = response.read()
+    return json.loads(body) if body else None
+
+
+class Lab:
+    """A JupyterLab server in a temporary folder; ``stop()`` shuts its kernels and itself down."""
+
+    def __init__(self, folder):
+        self.port, self.token = free_port(), secrets.token_hex(24)
+        self.base = f"http://127.0.0.1:{self.port}"
+        settings = folder / "lab-settings"
+        for name, values in LAB_SETTINGS.items():
+            (settings / name).parent.mkdir(parents=True, exist_ok=True)
+            (settings / name).write_text(json.dumps(values))
+        (folder / "runtime").mkdir()
+        (folder / "workspaces").mkdir()
+        self.log = open(folder / "jupyter.log", "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+             f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []), f"--ServerApp.root_dir={folder / 'notebooks'}",
+             f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}"],
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=folder,
+            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime")},
+        )
+
+    def wait_until_up(self, timeout=90):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, f"jupyter lab exited early; see {self.log.name}"
+            try:
+                api(f"{self.base}/api/status", self.token)
+                return
+            except OSError:
+                time.sleep(0.5)
+        raise AssertionError(f"jupyter lab did not answer within {timeout} s; see {self.log.name}")
+
+    def stop(self):
+        try:
+            if self.process.poll() is None:
+                for kernel in api(f"{self.base}/api/kernels", self.token):
+                    api(f"{self.base}/api/kernels/{kernel['id']}", self.token, method="DELETE")
+                api(f"{self.base}/api/shutdown", self.token, method="POST")
+        except OSError:
+            pass
+        finally:
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait(timeout=10)
+            self.log.close()
+
+
+def dismiss_dialogs(page):
+    """Accept any dialog JupyterLab opens (e.g. kernel selection); close notification toasts."""
+    for button in page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept").all():
+        button.click(timeout=5000)
+    for close in page.locator(".jp-toast-button, .Toastify__close-button").all():
+        if close.is_visible():
+            close.click(timeout=5000)
+
+
+READ_STATE = """() => {
+    const cell = document.querySelector('.jp-Notebook .jp-CodeCell');
+    const value = document.querySelector('%s');
+    const outputs = cell ? Array.from(cell.querySelectorAll('.jp-OutputArea-output pre')) : [];
+    return {
+        prompt: cell ? cell.querySelector('.jp-InputPrompt').textContent : '',
+        value: value ? value.textContent : null,
+        exact: value ? value.getAttribute('title') : null,
+        printed: outputs.map(o => o.textContent).join('\\n'),
+    };
+}""" % GAUGE_VALUE
+
+
+def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path):
+    assert Path(CHROMIUM).exists(), (
+        f"{CHROMIUM} is missing: the browser test needs Debian's chromium. `make test` installs it "
+        "(or run: sudo apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        raise AssertionError("the Python package 'playwright' is missing: `make test` installs the test extras "
+                             "(pip install -e '.[test]')") from error
+
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(HERE / NOTEBOOK, tmp_path / "notebooks" / NOTEBOOK)
+    screenshot = ROOT / "artifacts" / "live_gauge.png"
+    screenshot.parent.mkdir(exist_ok=True)
+    lab = Lab(tmp_path)
+    try:
+        lab.wait_until_up()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch_persistent_context(
+                str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+                viewport={"width": 1400, "height": 900})
+            try:
+                observed = run_the_cell_and_watch(browser.new_page(), lab, screenshot)
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+
+    while_running = [state["value"] for state in observed if "*" in state["prompt"] and state["value"]]
+    changes = sum(1 for before, after in zip(while_running, while_running[1:]) if after != before)
+    assert changes >= 3, (f"the gauge's value changed {changes} times while the cell ran (want >= 3): "
+                          f"seen {while_running[:20]}; the widget is not updated live")
+    final = observed[-1]
+    match = re.search(r"live meter at the end: (\d+) bytes after (\d+) steps", final["printed"])
+    assert match, f"the cell did not print the meter's reading; its output: {final['printed']!r}"
+    meter_bytes, steps = int(match[1]), int(match[2])
+    assert meter_bytes == 4000 * steps
+    assert final["exact"] == f"{meter_bytes:,} bytes" and final["value"] == format_bytes(meter_bytes), (
+        f"the gauge ends on {final['value']!r} ({final['exact']}), the meter read {meter_bytes:,} bytes")
+
+
+def run_the_cell_and_watch(page, lab, screenshot, timeout=120):
+    """Open the notebook, run its code cell, and record the prompt and gauge value every 50 ms until it ends."""
+    page.set_default_timeout(60_000)
+    page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?token={lab.token}")
+    deadline = time.monotonic() + timeout
+    page.locator(".jp-Notebook .jp-CodeCell").first.wait_for()
+    # The toolbar says "idle" before a kernel exists; the status bar names the kernel once it is ready.
+    while not page.locator(".jp-StatusBar-Widget", has_text="Autograd Memory Lab | Idle").count():
+        assert time.monotonic() < deadline, "the 'Autograd Memory Lab' kernel never became idle"
+        dismiss_dialogs(page)
+        page.wait_for_timeout(250)
+    page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
+    page.keyboard.press("Shift+Enter")
+    observed, started = [], False
+    while time.monotonic() < deadline:
+        state = page.evaluate(READ_STATE)
+        observed.append(state)
+        started = started or "*" in state["prompt"]
+        if started and re.fullmatch(r"\[\d+\]:", state["prompt"].strip()):
+            break
+        page.wait_for_timeout(50)
+    else:
+        page.screenshot(path=str(screenshot))
+        raise AssertionError(f"the cell did not finish within {timeout} s; last prompt {observed[-1]['prompt']!r}")
+    page.locator(".amlab-gauge-summary").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot), full_page=True)
+    return observed
