@@ -63,9 +63,11 @@ def check_detach(euler_step):
 
 
 @exercise("Pick the truncation window")
-def check_window(window, budget_bytes=WINDOW_BUDGET):
-    """``window`` (one of :data:`WINDOWS`) keeps the graph's peak within ``budget_bytes`` with the least
-    gradient bias (the highest cosine with full backpropagation) on :func:`euler_problem`."""
+def check_window(choose_window, budget_bytes=WINDOW_BUDGET):
+    """``choose_window()`` returns the window (one of :data:`WINDOWS`) that keeps the graph's peak within
+    ``budget_bytes`` with the least gradient bias (the highest cosine with full backpropagation) on
+    :func:`euler_problem`."""
+    window = choose_window()
     expect(window in WINDOWS, f"pick one of the measured windows {WINDOWS}; got {window!r}")
     table = window_tradeoff(*euler_problem(), DT, WINDOWS)
     fitting = [k for k in WINDOWS if table[k][0] <= budget_bytes]
