@@ -271,10 +271,11 @@ class _Saved:
     When autograd drops it, the meter is told.
     """
 
-    __slots__ = ("tensor", "meter", "key")
+    __slots__ = ("tensor", "version", "meter", "key")
 
     def __init__(self, tensor, meter, key):
-        self.tensor, self.meter, self.key = tensor, meter, key
+        # the detached alias shares the original's version counter, so in-place changes stay visible
+        self.tensor, self.version, self.meter, self.key = tensor.detach(), tensor._version, meter, key
 
     def __del__(self):
         self.meter._release(self.key)
@@ -342,11 +343,21 @@ class GraphMemory(_Meter):
                 self.by_kind[kind] += slot[1]
                 self._add(slot[1])
             slot[0] += 1
-        return _Saved(tensor.detach(), self, key)
+        return _Saved(tensor, self, key)
 
     @staticmethod
     def _unpack(saved):
-        return saved.tensor if isinstance(saved, _Saved) else saved
+        if not isinstance(saved, _Saved):
+            return saved
+        # With saved-tensor hooks autograd leaves the in-place check to the hooks: do it as autograd would.
+        if saved.tensor._version != saved.version:
+            t = saved.tensor
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{t.type()} {list(t.shape)}] is at version {t._version}; expected version "
+                f"{saved.version} instead. (Checked by GraphMemory, exactly as autograd does without it.)"
+            )
+        return saved.tensor
 
     def _release(self, key):
         with self._lock:

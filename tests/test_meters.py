@@ -168,15 +168,29 @@ def test_create_graph_grows_the_saved_bytes():
     assert graph.bytes == 0
 
 
-def test_backward_create_graph_cycle_needs_gc_or_a_reset():
+def test_backward_create_graph_cycle_survives_gc_until_grad_is_reset():
     w = torch.nn.Parameter(torch.randn(1000))
     with GraphMemory() as graph:
         with pytest.warns(UserWarning, match="create_graph=True"):
             (w.exp().sum()).backward(create_graph=True)
-    del_before = graph.bytes
-    assert del_before > 0
-    w.grad = None  # breaks the cycle param -> .grad -> graph -> param
+    assert graph.bytes == 4000, "w.grad's graph keeps exp's output alive"
+    gc.collect()
+    assert graph.bytes == 4000, "the cycle param -> .grad -> graph -> param runs through C++: gc cannot see it"
+    w.grad = None
     assert graph.bytes == 0
+
+
+def test_in_place_changes_to_saved_tensors_still_raise_under_the_meter():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory():
+        y = x.exp()
+        y.add_(1)  # exp saved y: the gradient would silently be wrong
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        z = x * 1
+        z.relu_()  # relu_ saves its own (already modified) output: fine
+        z.sum().backward()
+    assert torch.equal(x.grad, (x > 0).float())
 
 
 def test_torch_func_is_refused_with_a_pointer_to_live_tensors():
