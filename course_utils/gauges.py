@@ -263,15 +263,19 @@ class MemoryGauge:
 
     def _why_it_ended(self, exc_type, exc):
         crossed = self.budget is not None and self.live.peak > self.budget
-        step = self.trace.steps[-1] + 1 if self.trace.steps else 0
+        done = self._steps_done()
         if exc_type is not None and exc_type is not GeneratorExit:
-            return f"stopped at step {step}: {exc_type.__name__}: {exc}"
+            return f"stopped after {done}: {exc_type.__name__}: {exc}"
         if crossed:
-            return (f"stopped at step {step}: live tensors reached {format_bytes(self.live.peak)}, over the "
+            return (f"stopped after {done}: live tensors reached {format_bytes(self.live.peak)}, over the "
                     f"budget of {format_bytes(self.budget)} (MemoryBudgetExceeded)")
         if exc_type is GeneratorExit and not self._completed:
-            return f"left the loop at step {step} (a break, or an exception in the loop body)"
+            return f"left the loop after {done} (a break, or an exception in the loop body)"
         return "finished"
+
+    def _steps_done(self, of=None):
+        done = len(self.trace)
+        return f"{done}" + (f" of {of}" if of is not None else "") + (" step" if (of or done) == 1 else " steps")
 
     def _budget_fraction(self):
         return max(self.live.bytes, self.live.peak if self.status.startswith("stopped") else 0) / self.budget
@@ -281,8 +285,7 @@ class MemoryGauge:
         return self.mode == "widget" or (self.mode == "auto" and _in_kernel())
 
     def _status_line(self):
-        steps = self.trace.steps
-        step = f"step {steps[-1] if steps else '-'}" + (f" / {self._total}" if self._total is not None else "")
+        step = self._steps_done(of=self._total)
         main = "live" if "live" in self.meters else self.meters[0]
         window = f" (last {GROWTH_WINDOW:,} samples)" if len(self.trace) > GROWTH_WINDOW else ""
         parts = [step, f"{main} growth {format_bytes(self._growth(main), signed=True)}/step{window}"]

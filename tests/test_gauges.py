@@ -96,11 +96,11 @@ def test_generator_of_unknown_length():
         kept.append(batch)
     assert gauge.trace.steps == list(range(7))
     assert gauge.trace.values["live"][-1] == 7 * 400
-    assert "step 6 ·" in gauge.summary().status, gauge.summary().status
+    assert "7 steps ·" in gauge.summary().status, gauge.summary().status
     sized = MemoryGauge(meters=("live",), mode="text")
     for _ in sized.track([1, 2, 3]):
         pass
-    assert "step 2 / 3" in sized.summary().status
+    assert "3 of 3 steps" in sized.summary().status
 
 
 def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook():
@@ -112,8 +112,8 @@ def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook()
                 raise ValueError("boom")
     assert nothing_installed()
     assert gauge.trace.values["live"] == [4000, 8000, 12000]  # steps 0-2 completed
-    assert "left the loop at step 3" in gauge.status
-    assert "left the loop at step 3" in gauge._widgets["status"].value
+    assert "left the loop after 3 steps" in gauge.status
+    assert "left the loop after 3 steps" in gauge._widgets["status"].value
 
 
 def test_exception_in_a_with_block_is_named_by_the_gauge():
@@ -123,7 +123,7 @@ def test_exception_in_a_with_block_is_named_by_the_gauge():
             gauge.sample(0)
             {}["missing"]
     assert nothing_installed()
-    assert gauge.status == "stopped at step 1: KeyError: 'missing'"
+    assert gauge.status == "stopped after 1 step: KeyError: 'missing'"
 
 
 def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why():
@@ -133,7 +133,7 @@ def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why():
             history.append(torch.zeros(1000))
     assert nothing_installed()
     assert gauge.trace.values["live"] == [4000, 8000]
-    assert "over the budget of 10.0 kB" in gauge.status and "stopped at step 2" in gauge.status
+    assert "over the budget of 10.0 kB" in gauge.status and "stopped after 2 steps" in gauge.status
     bar = gauge._widgets["cells"]["live"][0]
     assert bar.bar_style == "danger" and bar.max == 10_000
     assert "MemoryBudgetExceeded" in gauge._widgets["status"].value
@@ -190,6 +190,6 @@ def test_plain_python_gets_text_only(tmp_path):
         "print('widgets imported:', 'ipywidgets' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert out.startswith("script loop: step 4 / 5"), out
+    assert out.startswith("script loop: 5 of 5 steps"), out
     assert "live tensors" in out and "20.0 kB" in out and "+4.00 kB/step" in out
     assert "widgets imported: False" in out and "<" not in out
