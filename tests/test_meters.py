@@ -173,9 +173,10 @@ def test_backward_create_graph_cycle_survives_gc_until_grad_is_reset():
     with GraphMemory() as graph:
         with pytest.warns(UserWarning, match="create_graph=True"):
             (w.exp().sum()).backward(create_graph=True)
-    assert graph.bytes == 4000, "w.grad's graph keeps exp's output alive"
+    # w.grad = grad_out * exp(w) keeps exp's output (4,000 B) and the 4-byte incoming gradient
+    assert graph.bytes == 4004, "w.grad's graph keeps exp's output alive"
     gc.collect()
-    assert graph.bytes == 4000, "the cycle param -> .grad -> graph -> param runs through C++: gc cannot see it"
+    assert graph.bytes == 4004, "the cycle param -> .grad -> graph -> param runs through C++: gc cannot see it"
     w.grad = None
     assert graph.bytes == 0
 
