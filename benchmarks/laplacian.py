@@ -4,7 +4,8 @@ The notebook 05 table at sizes a notebook cannot afford. For each number of spat
 ``d`` a tanh MLP ``(d + 1) -> width x depth -> 1`` (the last input is time) computes the heat residual
 ``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.pinn.METHODS``
 plus nested autograd in chunks, then back-propagates to the parameters. Times are medians of
-``--repeats`` runs; compare them only within one file (one machine, one run).
+``--repeats`` runs (on CPU with one thread: CPU seconds of this process); compare them only within
+one file (one machine, one run).
 
     python benchmarks/laplacian.py                         # CPU, writes data/laplacian_cpu.json
     python benchmarks/laplacian.py --device cuda --n 16384 --width 128 --depth 4 --dims 2 8 32 128
@@ -31,7 +32,7 @@ def device_name(device):
     return platform.processor() or platform.machine()
 
 
-def run(n, width, depth, dims, device, repeats, chunks):
+def run(n, width, depth, dims, device, repeats, chunks, clock):
     results = []
     for d in dims:
         model = pinn.TanhMLP(d + 1, width, depth).to(device)
@@ -39,7 +40,7 @@ def run(n, width, depth, dims, device, repeats, chunks):
         methods = dict(pinn.METHODS)
         methods[f"nested autograd.grad in {chunks} chunks"] = (pinn.laplacian_nested, -(-n // chunks))
         start = time.perf_counter()
-        rows = pinn.compare_laplacians(model, points, methods, repeats=repeats)
+        rows = pinn.compare_laplacians(model, points, methods, repeats=repeats, clock=clock)
         print(f"d = {d}  ({time.perf_counter() - start:.1f} s)")
         for row in rows:
             print(f"  {row['method']:<48} peak {format_bytes(row['peak_bytes']):>9}  saved "
@@ -57,21 +58,28 @@ def main(argv=None):
     parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: the best available)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (median)")
     parser.add_argument("--chunks", type=int, default=4, help="chunks for the gradient-accumulation row")
-    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (CPU)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads on CPU (default 1: times are then this process's CPU seconds, "
+                             "which other programs on a shared machine do not inflate; 0 keeps torch's default "
+                             "and times wall seconds)")
     parser.add_argument("--out", type=pathlib.Path, default=None)
     args = parser.parse_args(argv)
 
     device = pick_device(args.device)
-    if args.threads:
+    clock, clock_name = time.perf_counter, "wall seconds"
+    if device.type == "cpu" and args.threads:
         torch.set_num_threads(args.threads)
+        if args.threads == 1:
+            clock, clock_name = time.process_time, "CPU seconds of this process"
     out = args.out or ROOT / "data" / f"laplacian_{device.type}.json"
     started = time.perf_counter()
-    results = run(args.n, args.width, args.depth, args.dims, device, args.repeats, args.chunks)
+    results = run(args.n, args.width, args.depth, args.dims, device, args.repeats, args.chunks, clock)
     record = {
         "device": device.type,
         "device_name": device_name(device),
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
+        "clock": clock_name,
         "date": datetime.date.today().isoformat(),
         "options": {"n": args.n, "width": args.width, "depth": args.depth, "dims": args.dims,
                     "repeats": args.repeats, "chunks": args.chunks, "dtype": "float32"},

@@ -273,7 +273,8 @@ def chunked_backward(model, points, chunk_size, alpha=ALPHA, method=laplacian_ne
     weighted by its share of the points, so the accumulated ``.grad`` equals the unchunked one while
     only one chunk's graph is alive at a time. Returns the loss as a float."""
     total = 0.0
-    for chunk in points.split(chunk_size):
+    for start in range(0, len(points), chunk_size):
+        chunk = points[start:start + chunk_size]
         loss = residual_loss(model, chunk, alpha, method) * (len(chunk) / len(points))
         loss.backward()
         total += loss.item()
@@ -344,8 +345,10 @@ def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=Tru
 
 # --- measuring the methods ------------------------------------------------------------------------
 
-def time_call(fn, repeats=5):
-    """Median wall time of ``fn()`` in seconds over ``repeats`` runs (after one warm-up run)."""
+def time_call(fn, repeats=5, clock=time.perf_counter):
+    """Median time of ``fn()`` in seconds over ``repeats`` runs (after one warm-up run): wall time,
+    or ``clock=time.process_time`` for this process's CPU time, which other programs on a shared
+    machine do not inflate (use it with one torch thread)."""
     def synchronize():
         if torch.cuda.is_available():
             torch.cuda.synchronize()
@@ -354,10 +357,10 @@ def time_call(fn, repeats=5):
     times = []
     for _ in range(repeats):
         synchronize()
-        start = time.perf_counter()
+        start = clock()
         fn()
         synchronize()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return sorted(times)[len(times) // 2]
 
 
@@ -388,12 +391,14 @@ def step_memory(model, points, method, chunk_size=None):
     return live.peak, saved
 
 
-def compare_laplacians(model, points, methods=None, repeats=5, reference_method=laplacian_nested):
+def compare_laplacians(model, points, methods=None, repeats=5, reference_method=laplacian_nested,
+                       clock=time.perf_counter):
     """One row per method: peak live bytes, peak saved bytes, milliseconds per residual + backward
     step, and the largest Laplacian error against ``reference_method`` run on a float64 copy.
 
     ``methods``: ``{name: method}`` (default :data:`METHODS`); a value ``(method, chunk_size)`` runs
     the step in chunks of points with gradient accumulation. The last column of ``points`` is time.
+    ``clock``: see :func:`time_call`.
 
     >>> rows = compare_laplacians(TanhMLP(3, 8, 2), sample_points(16), repeats=1)
     >>> sorted(rows[0])
@@ -407,7 +412,7 @@ def compare_laplacians(model, points, methods=None, repeats=5, reference_method=
         method, chunk_size = method if isinstance(method, tuple) else (method, None)
         peak, saved = step_memory(model, points, method, chunk_size)
         laplacian = method(model, points, space)[2].detach()
-        seconds = time_call(functools.partial(_step, model, points, method, chunk_size), repeats)
+        seconds = time_call(functools.partial(_step, model, points, method, chunk_size), repeats, clock)
         rows.append({"method": name, "peak_bytes": peak, "saved_bytes": saved, "ms": seconds * 1e3,
                      "max_error": (laplacian.double() - reference).abs().max().item()})
     model.zero_grad(set_to_none=True)

@@ -9,6 +9,17 @@ import torch
 import course_utils as cu
 from course_utils import pinn
 
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Small tensors: one thread is as fast and keeps a shared machine from thrashing."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 EXACT_METHODS = {name: method for name, method in pinn.METHODS.items() if "Hutchinson" not in name}
 
 

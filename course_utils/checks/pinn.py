@@ -100,16 +100,16 @@ def check_laplacian(laplacian):
     return f"matches the forward-mode Laplacian to {error:.1e} and sends gradient to every parameter."
 
 
-CHUNK_CANDIDATES = (64, 128, 256, 512, 1024, 2048)
+CHUNK_CANDIDATES = (32, 64, 128, 256, 512, 1024)
 
 
-def chunk_problem(points=2048):
-    """``(model, points, budget)`` for the chunk-size exercise: a 3 -> 64 x 3 -> 1 HeatPINN, 2,048
+def chunk_problem():
+    """``(model, points, budget)`` for the chunk-size exercise: a 3 -> 32 x 3 -> 1 HeatPINN, 1,024
     points, and a peak-bytes budget for one residual + backward step (nested ``autograd.grad``).
     The budget lies halfway between the peaks of two candidate chunk sizes, so one answer is right."""
-    model = pinn.HeatPINN(width=64, depth=3, seed=2)
-    xyt = pinn.sample_points(points, seed=2)
-    low, high = (pinn.step_memory(model, xyt, pinn.laplacian_nested, size)[0] for size in (256, 512))
+    model = pinn.HeatPINN(width=32, depth=3, seed=2)
+    xyt = pinn.sample_points(1024, seed=2)
+    low, high = (pinn.step_memory(model, xyt, pinn.laplacian_nested, size)[0] for size in (128, 256))
     return model, xyt, (low + high) // 2
 
 
