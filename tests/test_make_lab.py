@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -34,9 +35,16 @@ def test_make_lab_prints_a_url_that_answers(root):
             match = re.search(rf"(http://127\.0\.0\.1:{port}/lab\S*token=\w+)", line)
             url = match.group(1) if match else None
         assert url, "make lab printed no URL with a token:\n" + "".join(seen[-30:])
-        with urllib.request.urlopen(url, timeout=30) as response:
-            assert response.status == 200
-            assert "JupyterLab" in response.read().decode()
+        page = None
+        while page is None and time.monotonic() < deadline:  # the URL can be printed a moment before it answers
+            try:
+                with urllib.request.urlopen(url, timeout=30) as response:
+                    page = (response.status, response.read().decode())
+            except urllib.error.URLError:
+                assert server.poll() is None, "make lab exited:\n" + "".join(seen[-30:])
+                time.sleep(0.5)
+        assert page is not None and page[0] == 200, f"{url} did not answer 200"
+        assert "JupyterLab" in page[1]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
