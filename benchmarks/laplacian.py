@@ -3,7 +3,7 @@
 The notebook 05 table at sizes a notebook cannot afford. For each number of spatial dimensions
 ``d`` a tanh MLP ``(d + 1) -> width x depth -> 1`` (the last input is time) computes the heat residual
 ``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.pinn.METHODS``
-plus nested autograd in chunks, then back-propagates to the parameters. Times are medians of
+plus nested autograd in chunks, then back-propagates to the parameters. Times are the fastest of
 ``--repeats`` runs (on CPU with one thread: CPU seconds of this process); compare them only within
 one file (one machine, one run).
 
@@ -27,8 +27,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def device_name(device):
+    """The GPU's name, or the CPU's model name (from /proc/cpuinfo where there is one)."""
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
+    cpuinfo = pathlib.Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine()
 
 
@@ -56,7 +62,7 @@ def main(argv=None):
     parser.add_argument("--depth", type=int, default=4, help="hidden layers")
     parser.add_argument("--dims", type=int, nargs="+", default=[2, 8, 32], help="spatial dimensions d")
     parser.add_argument("--device", default=None, help="cpu, cuda, mps (default: the best available)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (median)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (the fastest counts)")
     parser.add_argument("--chunks", type=int, default=4, help="chunks for the gradient-accumulation row")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads on CPU (default 1: times are then this process's CPU seconds, "

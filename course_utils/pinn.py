@@ -17,7 +17,7 @@ What is here:
   chunks of points (:func:`chunked_backward`), and the pattern as it is usually posted
   (:func:`usual_pattern`) so that tests and notebook examine the same code;
 * :func:`compare_laplacians`: peak bytes, saved bytes, time and error of each method, for the notebook's
-  table and ``benchmarks/laplacian.py``.
+  table and ``benchmarks/laplacian.py``; :func:`load_benchmarks` reads what that script wrote to ``data/``.
 
 >>> model = HeatPINN(width=16, depth=2)
 >>> points = sample_points(8)
@@ -28,7 +28,9 @@ True
 """
 import functools
 import gc
+import json
 import math
+import pathlib
 import time
 
 import torch
@@ -70,6 +72,8 @@ class TanhMLP(nn.Module):
 
     def __init__(self, in_dim=3, width=32, depth=3, seed=0):
         super().__init__()
+        if depth < 1:
+            raise ValueError(f"a TanhMLP needs at least one hidden layer, got depth={depth}")
         sizes = [in_dim] + [width] * depth + [1]
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -83,23 +87,32 @@ class TanhMLP(nn.Module):
 
     def value_gradient_laplacian(self, points, dims):
         """One forward pass carrying, for every unit, its value h, its gradient J (``d`` numbers per
-        point) and its Laplacian L over ``dims``. A linear layer maps all three linearly; tanh maps
-        ``h -> tanh(h)``, ``J -> s J``, ``L -> s L + s' |J_dims|^2`` with ``s = 1 - tanh^2`` and
-        ``s' = -2 tanh s``."""
-        dims = list(dims)
-        h = points
-        jac = torch.eye(points.shape[-1], dtype=points.dtype, device=points.device).expand(points.shape[0], -1, -1)
-        lap = torch.zeros_like(points)  # the inputs are linear in themselves
+        point) and its Laplacian L over ``dims``. A linear layer maps J and L linearly (the first
+        one's J is its weight, its L is zero); tanh maps ``h -> tanh(h)``, ``J -> s J``,
+        ``L -> s L + s' |J_dims|^2`` with ``s = 1 - tanh^2`` and ``s' = -2 tanh s``."""
+        space = _index(dims)
+        h, jac, lap = points, None, None
         for i, layer in enumerate(self.layers):
             h = layer(h)
-            jac = jac @ layer.weight.T  # (N, d, width): column k of J is d h / d x_k
-            lap = lap @ layer.weight.T
+            if jac is None:  # (N, d, width): row k is d h / d x_k
+                jac = layer.weight.T.expand(len(points), -1, -1)
+            else:
+                jac, lap = jac @ layer.weight.T, lap @ layer.weight.T
             if i < len(self.layers) - 1:
                 h = torch.tanh(h)
                 slope = 1 - h * h
-                lap = slope * lap - 2 * h * slope * jac[:, dims, :].pow(2).sum(1)
+                curvature = -2 * h * slope * jac[:, space, :].pow(2).sum(1)
+                lap = curvature if lap is None else slope * lap + curvature
                 jac = slope.unsqueeze(1) * jac
         return h[:, 0], jac[:, :, 0], lap[:, 0]
+
+
+def _index(dims):
+    """``dims`` as a slice when they are consecutive (a view, no copy), else as a list."""
+    dims = list(dims)
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        return slice(dims[0], dims[-1] + 1)
+    return dims
 
 
 class HeatPINN(nn.Module):
@@ -346,9 +359,10 @@ def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=Tru
 # --- measuring the methods ------------------------------------------------------------------------
 
 def time_call(fn, repeats=5, clock=time.perf_counter):
-    """Median time of ``fn()`` in seconds over ``repeats`` runs (after one warm-up run): wall time,
-    or ``clock=time.process_time`` for this process's CPU time, which other programs on a shared
-    machine do not inflate (use it with one torch thread)."""
+    """Fastest time of ``fn()`` in seconds over ``repeats`` runs, after one warm-up run (noise from
+    other programs only ever adds time). Wall time, or ``clock=time.process_time`` for this
+    process's CPU time, which other programs on a shared machine inflate less (use it with one
+    torch thread)."""
     def synchronize():
         if torch.cuda.is_available():
             torch.cuda.synchronize()
@@ -361,7 +375,7 @@ def time_call(fn, repeats=5, clock=time.perf_counter):
         fn()
         synchronize()
         times.append(clock() - start)
-    return sorted(times)[len(times) // 2]
+    return min(times)
 
 
 def _step(model, points, method, chunk_size=None):
@@ -417,6 +431,20 @@ def compare_laplacians(model, points, methods=None, repeats=5, reference_method=
                      "max_error": (laplacian.double() - reference).abs().max().item()})
     model.zero_grad(set_to_none=True)
     return rows
+
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+
+
+def load_benchmarks(data_dir=DATA):
+    """The ``benchmarks/laplacian.py`` results shipped in ``data/``: ``{device type: record}`` for every
+    ``laplacian_<device>.json`` there (``cpu`` always; ``cuda`` once someone has run it on a GPU).
+
+    >>> sorted(load_benchmarks())          # doctest: +SKIP
+    ['cpu']
+    """
+    return {path.stem.removeprefix("laplacian_"): json.loads(path.read_text())
+            for path in sorted(pathlib.Path(data_dir).glob("laplacian_*.json"))}
 
 
 def _float64_copy(model):

@@ -37,10 +37,9 @@ def laplacian_xy(u, points):
     return laplacian
 
 
-def chunk_size():
+def choose_chunk_size(model, points, budget):
     """Measure the candidates from the largest down and keep the first that fits: the peak grows
     with the chunk, and large chunks are quick to measure (few chunks, few ops)."""
-    model, points, budget = checks.chunk_problem()
     for size in sorted(checks.CHUNK_CANDIDATES, reverse=True):
         if pinn.step_memory(model, points, pinn.laplacian_nested, size)[0] <= budget:
             return size
@@ -48,7 +47,7 @@ def chunk_size():
 
 def run_checks():
     return [checks.check_fixed_loop(fixed_loop), checks.check_laplacian(laplacian_xy),
-            checks.check_chunk_size(chunk_size())]
+            checks.check_chunk_size(choose_chunk_size)]
 
 
 if __name__ == "__main__":

@@ -114,10 +114,12 @@ def chunk_problem():
 
 
 @exercise("Choose the chunk size that meets a peak-bytes budget")
-def check_chunk_size(chunk_size):
-    """``chunk_size``: the largest of :data:`CHUNK_CANDIDATES` whose step stays within :func:`chunk_problem`'s budget."""
-    expect(chunk_size in CHUNK_CANDIDATES, f"pick one of {CHUNK_CANDIDATES}, got {chunk_size!r}")
+def check_chunk_size(choose):
+    """``choose(model, points, budget) -> chunk size``: the largest of :data:`CHUNK_CANDIDATES` whose
+    residual + backward step (nested autograd, :func:`chunk_problem`) peaks within ``budget`` bytes."""
     model, points, budget = chunk_problem()
+    chunk_size = choose(model, points, budget)
+    expect(chunk_size in CHUNK_CANDIDATES, f"pick one of {CHUNK_CANDIDATES}, got {chunk_size!r}")
     peak = pinn.step_memory(model, points, pinn.laplacian_nested, chunk_size)[0]
     expect(peak <= budget, f"chunks of {chunk_size} peak at {format_bytes(peak)}, over the budget of "
                            f"{format_bytes(budget)}: take smaller chunks")
