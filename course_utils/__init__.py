@@ -3,10 +3,10 @@
 Every public name is listed in ``_PUBLIC`` below and imported on first use, so that
 ``import course_utils`` stays fast and never pulls in matplotlib, ipywidgets or torchviz.
 
->>> import course_utils as cu
->>> with cu.LiveTensors() as live:          # doctest: +SKIP
+>>> import torch, course_utils as cu
+>>> with cu.LiveTensors() as live:
 ...     x = torch.zeros(1000)
->>> live.bytes                              # doctest: +SKIP
+>>> live.bytes
 4000
 """
 from importlib import import_module
