@@ -321,5 +321,5 @@ def test_chunk_checker_wants_the_largest_chunk_that_fits():
     with pytest.raises(ExerciseFailed, match="over the budget"):
         checks.check_chunk_size(lambda model, points, budget: sizes[-1])
     with pytest.raises(ExerciseFailed, match="also fit"):
-        checks.check_chunk_size(lambda model, points, budget: sizes[0])
+        checks.check_chunk_size(lambda model, points, budget: sizes[1])
     assert checks.check_chunk_size(lambda model, points, budget: 128).passed
