@@ -17,6 +17,8 @@ import math
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from .models import TanhMLP
+
 A, B = 0.0, math.pi
 EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
 
@@ -42,35 +44,6 @@ def convergence_order(step_sizes, errors):
     mean_e = sum(e for _, e in logs) / len(logs)
     return (sum((h - mean_h) * (e - mean_e) for h, e in logs)
             / sum((h - mean_h) ** 2 for h, _ in logs))
-
-
-class TanhMLP(torch.nn.Module):
-    """A tanh MLP ``inputs -> width (x hidden_layers) -> outputs``, the same weights for the same seed.
-
-    ``calls`` and ``points_seen`` count forward passes and the rows they evaluated, so a
-    checkpoint's recomputation can be counted instead of timed.
-
-    >>> net = TanhMLP(inputs=2, outputs=2, width=8)
-    >>> net(torch.zeros(5, 2)).shape, net.calls, net.points_seen
-    (torch.Size([5, 2]), 1, 5)
-    """
-
-    def __init__(self, inputs, outputs, width=64, hidden_layers=1, seed=0):
-        super().__init__()
-        with torch.random.fork_rng(devices=[]):  # the same weights for a seed, the global RNG untouched
-            torch.manual_seed(seed)
-            layers = [torch.nn.Linear(inputs, width), torch.nn.Tanh()]
-            for _ in range(hidden_layers - 1):
-                layers += [torch.nn.Linear(width, width), torch.nn.Tanh()]
-            layers.append(torch.nn.Linear(width, outputs))
-            self.layers = torch.nn.Sequential(*layers)
-        self.width, self.hidden_layers = width, hidden_layers
-        self.calls = self.points_seen = 0
-
-    def forward(self, x):
-        self.calls += 1
-        self.points_seen += x.shape[:-1].numel()
-        return self.layers(x)
 
 
 class ScalarNet(TanhMLP):

@@ -21,7 +21,7 @@ import math
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from .integrate import TanhMLP
+from .models import TanhMLP
 from .meters import GraphMemory
 
 ROTATION = torch.tensor([[0.0, 1.0], [-1.0, 0.0]])  # harmonic oscillator: position' = velocity, velocity' = -position
@@ -54,7 +54,7 @@ def euler(field, x0, dt, steps, detach=False):
 
 
 def VectorField(width=64, hidden_layers=1, seed=0):
-    """A learned field ``f_theta``: a ``2 -> width -> 2`` tanh MLP (:class:`~course_utils.integrate.TanhMLP`).
+    """A learned field ``f_theta``: a ``2 -> width -> 2`` tanh MLP (:class:`~course_utils.models.TanhMLP`).
 
     Per Euler step with grad, the graph saves the incoming state (``batch x 2``) and the tanh output
     (``batch x width``): ``step_bytes(batch, width)`` in float32.

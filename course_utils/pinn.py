@@ -36,6 +36,7 @@ import time
 import torch
 from torch import nn
 
+from . import models
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors
 
 ALPHA = 0.05  # diffusivity: the solution decays to exp(-2 pi^2 0.05) = 37% by t = 1
@@ -63,27 +64,15 @@ def grid_points(n_space=21, n_time=5, device=None, dtype=torch.float32):
     return torch.stack([x, y, t], dim=-1).reshape(-1, 3).to(device)
 
 
-class TanhMLP(nn.Module):
-    """``in_dim -> width x depth (tanh) -> 1``, initialised reproducibly from ``seed``.
+class TanhMLP(models.TanhMLP):
+    """``in_dim -> width x depth (tanh) -> 1`` (:class:`course_utils.models.TanhMLP`) with a forward-mode Laplacian.
 
     ``model(points)`` has shape ``(N, 1)``; :meth:`value_gradient_laplacian` is the forward-mode
     Laplacian (see :func:`laplacian_forward`).
     """
 
     def __init__(self, in_dim=3, width=32, depth=3, seed=0):
-        super().__init__()
-        if depth < 1:
-            raise ValueError(f"a TanhMLP needs at least one hidden layer, got depth={depth}")
-        sizes = [in_dim] + [width] * depth + [1]
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
-
-    def forward(self, points):
-        h = points
-        for layer in self.layers[:-1]:
-            h = torch.tanh(layer(h))
-        return self.layers[-1](h)
+        super().__init__(in_dim, 1, width, depth, seed)
 
     def value_gradient_laplacian(self, points, dims):
         """One forward pass carrying, for every unit, its value h, its gradient J (``d`` numbers per
@@ -92,13 +81,14 @@ class TanhMLP(nn.Module):
         ``L -> s L + s' |J_dims|^2`` with ``s = 1 - tanh^2`` and ``s' = -2 tanh s``."""
         space = _index(dims)
         h, jac, lap = points, None, None
-        for i, layer in enumerate(self.layers):
+        linears = self.linears
+        for i, layer in enumerate(linears):
             h = layer(h)
             if jac is None:  # (N, d, width): row k is d h / d x_k
                 jac = layer.weight.T.expand(len(points), -1, -1)
             else:
                 jac, lap = jac @ layer.weight.T, lap @ layer.weight.T
-            if i < len(self.layers) - 1:
+            if i < len(linears) - 1:
                 h = torch.tanh(h)
                 slope = 1 - h * h
                 curvature = -2 * h * slope * jac[:, space, :].pow(2).sum(1)
