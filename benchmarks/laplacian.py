@@ -16,26 +16,14 @@ import argparse
 import datetime
 import json
 import pathlib
-import platform
 import time
 
 import torch
 
 from course_utils import format_bytes, pick_device, pinn
+from course_utils.devices import device_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def device_name(device):
-    """The GPU's name, or the CPU's model name (from /proc/cpuinfo where there is one)."""
-    if device.type == "cuda":
-        return torch.cuda.get_device_name(device)
-    cpuinfo = pathlib.Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
 
 
 def run(n, width, depth, dims, device, repeats, chunks, clock):

@@ -1,4 +1,7 @@
 """Pick the device the course's code runs on, so every notebook runs on CPU, CUDA or MPS unchanged."""
+import pathlib
+import platform
+
 import torch
 
 
@@ -26,3 +29,20 @@ def pick_device(prefer=None):
     if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
         raise RuntimeError("MPS was asked for but is not available here; use device='cpu'.")
     return device
+
+
+def device_name(device):
+    """A readable name for reference data: the GPU's name, or the CPU's model (from /proc/cpuinfo where there is one).
+
+    >>> isinstance(device_name(torch.device("cpu")), str)
+    True
+    """
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    cpuinfo = pathlib.Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()

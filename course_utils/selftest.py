@@ -10,12 +10,11 @@ True
 import datetime
 import gc
 import json
-import platform
 from dataclasses import asdict, dataclass, field
 
 import torch
 
-from .devices import pick_device
+from .devices import device_name, pick_device
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors
 from .units import format_bytes
 
@@ -146,7 +145,7 @@ def run_selftest(device=None, n=2048, json_path=None, verbose=True):
     scenarios, expect_leftover, history = _scenarios(device, n)
     rows = [_run_one(fn, device, expect_leftover) for fn in scenarios]
     history.clear()
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else (platform.processor() or platform.machine())
+    name = device_name(device)
     result = SelftestResult(str(device), name, torch.__version__, datetime.date.today().isoformat(), rows)
     if verbose:
         print(f"selftest on {device} ({name}), torch {torch.__version__}, N={n}")
