@@ -26,6 +26,7 @@ What is here:
 >>> bool(torch.allclose(laplacian, reference, atol=1e-4))
 True
 """
+import copy
 import functools
 import gc
 import json
@@ -398,7 +399,8 @@ def step_memory(model, points, method, chunk_size=None):
 def compare_laplacians(model, points, methods=None, repeats=5, reference_method=laplacian_nested,
                        clock=time.perf_counter):
     """One row per method: peak live bytes, peak saved bytes, milliseconds per residual + backward
-    step, and the largest Laplacian error against ``reference_method`` run on a float64 copy.
+    step, and the largest Laplacian error against ``reference_method`` run on a float64 copy on the
+    CPU (MPS has no float64).
 
     ``methods``: ``{name: method}`` (default :data:`METHODS`); a value ``(method, chunk_size)`` runs
     the step in chunks of points with gradient accumulation. The last column of ``points`` is time.
@@ -410,7 +412,7 @@ def compare_laplacians(model, points, methods=None, repeats=5, reference_method=
     """
     methods = METHODS if methods is None else methods
     space = range(points.shape[1] - 1)
-    reference = reference_method(_float64_copy(model), points.double(), space)[2].detach()
+    reference = reference_method(_float64_cpu_copy(model), points.detach().cpu().double(), space)[2].detach()
     rows = []
     for name, method in methods.items():
         method, chunk_size = method if isinstance(method, tuple) else (method, None)
@@ -418,7 +420,7 @@ def compare_laplacians(model, points, methods=None, repeats=5, reference_method=
         laplacian = method(model, points, space)[2].detach()
         seconds = time_call(functools.partial(_step, model, points, method, chunk_size), repeats, clock)
         rows.append({"method": name, "peak_bytes": peak, "saved_bytes": saved, "ms": seconds * 1e3,
-                     "max_error": (laplacian.double() - reference).abs().max().item()})
+                     "max_error": (laplacian.cpu().double() - reference).abs().max().item()})
     model.zero_grad(set_to_none=True)
     return rows
 
@@ -437,7 +439,5 @@ def load_benchmarks(data_dir=DATA):
             for path in sorted(pathlib.Path(data_dir).glob("laplacian_*.json"))}
 
 
-def _float64_copy(model):
-    import copy
-
-    return copy.deepcopy(model).double()
+def _float64_cpu_copy(model):
+    return copy.deepcopy(model).to("cpu", torch.float64)

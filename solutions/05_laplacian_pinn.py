@@ -11,10 +11,11 @@ from course_utils.checks import pinn as checks
 def fixed_loop(model, optimizer, steps, grid):
     """Two leaks in the notebook's loop: ``losses.append(loss)`` kept each loss's graph leftovers
     (the points and their ``.grad``), and ``snapshots.append(model(grid))`` kept every picture's
-    activations. Keep a float, and take the picture without a graph."""
+    activations. Keep a float, and take the picture without a graph. New tensors go on
+    ``grid.device``: the checker runs the loop on the CPU whatever device the notebook uses."""
     losses, snapshots = [], []
     for step in range(steps):
-        points = pinn.sample_points(256, seed=step)
+        points = pinn.sample_points(256, seed=step, device=grid.device)
         optimizer.zero_grad()
         loss = pinn.residual_loss(model, points)
         loss.backward()

@@ -237,6 +237,23 @@ def test_compare_laplacians_rows():
     assert rows[1]["peak_bytes"] < rows[0]["peak_bytes"]
 
 
+def test_compare_laplacians_takes_its_float64_reference_on_a_cpu_copy():
+    """MPS has no float64: the reference runs on a float64 CPU copy of the model, whatever its device."""
+    seen = []
+
+    def spy(model, points, dims):
+        parameter = next(model.parameters())
+        seen.append((points.device.type, points.dtype, parameter.device.type, parameter.dtype))
+        return pinn.laplacian_nested(model, points, dims)
+
+    model = pinn.TanhMLP(3, 8, 2).to(cu.pick_device())
+    points = pinn.sample_points(8, device=next(model.parameters()).device)
+    rows = pinn.compare_laplacians(model, points, {"forward": pinn.laplacian_forward}, repeats=1, reference_method=spy)
+    assert seen == [("cpu", torch.float64, "cpu", torch.float64)]
+    assert next(model.parameters()).dtype == torch.float32, "the model itself stays float32"
+    assert rows[0]["max_error"] < 1e-5
+
+
 def test_the_benchmark_data_reads_and_covers_every_method(root):
     record = pinn.load_benchmarks()["cpu"]
     assert record == json.loads((root / "data" / "laplacian_cpu.json").read_text())
