@@ -1,10 +1,14 @@
 """A live memory gauge: watch the meters move while a loop runs, then keep a static summary.
 
->>> gauge = MemoryGauge(meters=("live", "saved"), title="a leaky loop")   # doctest: +SKIP
->>> history = []                                                          # doctest: +SKIP
->>> for batch in gauge.track(range(100)):                                 # doctest: +SKIP
+>>> gauge = MemoryGauge(meters=("live", "saved"), title="a leaky loop")
+>>> history = []
+>>> for batch in gauge.track(range(100)):            # outside a notebook: a text summary at the end
 ...     history.append(torch.zeros(1000))     # 4 kB a step, kept forever
->>> gauge.trace.growth_per_step("live")                                   # doctest: +SKIP
+a leaky loop: 100 of 100 steps · live growth +4.00 kB/step · finished
+  meter               last      peak      growth
+  live tensors        400.0 kB  400.0 kB  +4.00 kB/step
+  saved for backward  0 B       0 B       0 B/step
+>>> gauge.trace.growth_per_step("live")
 4000.0
 
 In a notebook the gauge is an ipywidgets panel: one row per meter with a bar, the value, the peak

@@ -432,8 +432,8 @@ def load_benchmarks(data_dir=DATA):
     """The ``benchmarks/laplacian.py`` results shipped in ``data/``: ``{device type: record}`` for every
     ``laplacian_<device>.json`` there (``cpu`` always; ``cuda`` once someone has run it on a GPU).
 
-    >>> sorted(load_benchmarks())          # doctest: +SKIP
-    ['cpu']
+    >>> "cpu" in load_benchmarks()          # data/laplacian_cpu.json ships with the course
+    True
     """
     return {path.stem.removeprefix("laplacian_"): json.loads(path.read_text())
             for path in sorted(pathlib.Path(data_dir).glob("laplacian_*.json"))}

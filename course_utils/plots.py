@@ -1,7 +1,14 @@
 """Pictures of traces: a timeline per meter, and runs compared side by side (matplotlib, imported lazily).
 
->>> figure = plot_trace(gauge.trace)                                  # doctest: +SKIP
->>> figure = compare_traces({"leaky": leaky.trace, "fixed": fixed.trace})   # doctest: +SKIP
+>>> from course_utils import Trace
+>>> leaky, fixed = Trace("leaky"), Trace("fixed")
+>>> for step in range(3):
+...     leaky.record(step, live=4000 * step)
+...     fixed.record(step, live=0)
+>>> figure = plot_trace(leaky)                       # e.g. plot_trace(gauge.trace)
+>>> figure = compare_traces({"leaky": leaky, "fixed": fixed})
+>>> figure.axes[0].get_legend().get_texts()[0].get_text()
+'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
 step, and fonts are large enough for a projector.
