@@ -26,11 +26,12 @@ import gc
 import sys
 import threading
 import time
+import warnings
 import weakref
 from dataclasses import dataclass, field
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
 from .units import format_bytes
 
@@ -54,6 +55,10 @@ def _tensors_in(value):
     elif isinstance(value, dict):
         for item in value.values():
             yield from _tensors_in(item)
+
+
+_OUT_OF_ORDER = ("meters must be exited in the reverse order they were entered (nest their `with` blocks); "
+                 "another meter or dispatch mode entered later is still active")
 
 
 class _Meter:
@@ -139,22 +144,28 @@ class _CountNewStorages(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         meter = self.meter
+        tensor = storage = None
         if _op_returns_new_storage(func):
             for tensor in _tensors_in(out):
                 storage = _storage_of(tensor)
                 if storage is not None:
                     meter._count(storage)
         else:
-            # A view or an in-place op: an output that shares an input's storage is not new memory.
+            # A view or an in-place op: an output that shares an input's storage is not new memory,
+            # unless the op grew it (resize_, an out= argument): then the growth is counted.
             inputs = {id(_storage_of(t)) for t in _tensors_in((args, kwargs or {}))}
             for tensor in _tensors_in(out):
                 storage = _storage_of(tensor)
-                if storage is not None and id(storage) not in inputs:
+                if storage is None:
+                    continue
+                if id(storage) not in inputs:
                     meter._count(storage)
+                else:
+                    meter._recount(storage)
         if meter._budget is not None and meter.bytes > meter._budget:
             reached = meter.bytes
-            # drop our references first: the exception's traceback must not keep the output alive
-            del out, tensor, storage
+            # drop our references first: the exception's traceback must not keep the op's tensors alive
+            del out, tensor, storage, args, kwargs
             meter._on_exceed(meter, func, reached)
         return out
 
@@ -175,14 +186,19 @@ class LiveTensors(_Meter):
     ``budget``/``on_exceed``: when the live bytes go over ``budget`` after an op,
     ``on_exceed(meter, op, reached_bytes)`` is called (see :func:`course_utils.memory_budget`).
 
-    Caveats: memory that bypasses PyTorch's dispatcher (``torch.from_numpy``, a storage resized in
-    place) is not seen; pass such tensors to :meth:`track`.
+    Caveats: memory that bypasses PyTorch's dispatcher (``torch.from_numpy``) is not seen; pass such
+    tensors to :meth:`track`. ``.bytes`` adds up every device's storages (a CPU scalar made inside a
+    CUDA computation counts too) and counts logical bytes: the CUDA allocator rounds each block up
+    to 512 bytes, so it reads slightly more for many tiny tensors.
     """
 
     _what = "live"
 
     def __init__(self, budget=None, on_exceed=None):
         super().__init__()
+        if (budget is None) != (on_exceed is None):
+            raise ValueError("LiveTensors takes a budget together with on_exceed (or neither); "
+                             "for a plain budget use course_utils.memory_budget(max_bytes)")
         self._refs = {}  # id(storage) -> (weakref to storage, nbytes)
         self._budget = budget
         self._on_exceed = on_exceed
@@ -193,6 +209,8 @@ class LiveTensors(_Meter):
         self._mode.__enter__()
 
     def _uninstall(self):
+        if _get_current_dispatch_mode() is not self._mode:
+            raise RuntimeError(_OUT_OF_ORDER)
         mode, self._mode = self._mode, None
         mode.__exit__(None, None, None)
 
@@ -220,6 +238,8 @@ class LiveTensors(_Meter):
                 storage = _storage_of(tensor)
                 if storage is not None:
                     self._count(storage)
+        if self._budget is not None and self.bytes > self._budget:
+            self._on_exceed(self, "track()", self.bytes)
         return self
 
     def _count(self, storage):
@@ -230,6 +250,15 @@ class LiveTensors(_Meter):
             nbytes = storage.nbytes()
             self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes)
             self._add(nbytes)
+
+    def _recount(self, storage):
+        """A counted storage an op resized in place (``resize_``, ``out=``): count the difference."""
+        key = id(storage)
+        with self._lock:
+            entry = self._refs.get(key)
+            if entry is not None and entry[1] != storage.nbytes():
+                self._refs[key] = (entry[0], storage.nbytes())
+                self._add(storage.nbytes() - entry[1])
 
     def _make_release(self, key):
         def release(_ref):
@@ -271,14 +300,19 @@ class _Saved:
     When autograd drops it, the meter is told.
     """
 
-    __slots__ = ("tensor", "version", "meter", "key")
+    __slots__ = ("tensor", "version", "meters", "key")
 
-    def __init__(self, tensor, meter, key):
+    def __init__(self, tensor, meters, key):
         # the detached alias shares the original's version counter, so in-place changes stay visible
-        self.tensor, self.version, self.meter, self.key = tensor.detach(), tensor._version, meter, key
+        self.tensor, self.version, self.meters, self.key = tensor.detach(), tensor._version, meters, key
 
     def __del__(self):
-        self.meter._release(self.key)
+        for meter in self.meters:
+            meter._release(self.key)
+
+
+def _top_saved_tensor_hooks():
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
 
 
 class GraphMemory(_Meter):
@@ -299,8 +333,11 @@ class GraphMemory(_Meter):
     >>> graph.bytes
     0
 
-    ``torch.func`` transforms refuse saved-tensor hooks; inside this meter they raise
-    :class:`GraphMemoryUnsupported`: measure those with :class:`LiveTensors`.
+    Nested ``GraphMemory`` meters each count what is saved inside them. ``torch.func`` transforms
+    refuse saved-tensor hooks; inside this meter they raise :class:`GraphMemoryUnsupported`:
+    measure those with :class:`LiveTensors`. Other saved-tensor hooks entered *inside* the meter
+    (``torch.utils.checkpoint``) take over there, so what they keep is not seen; hooks entered
+    *outside* it (``save_on_cpu``) are replaced inside the block, with a warning.
     """
 
     _what = "graph"
@@ -310,12 +347,24 @@ class GraphMemory(_Meter):
         self._slots = {}  # id(storage) -> [slots alive, nbytes, kind]
         self.by_kind = dict.fromkeys(_KINDS, 0)
         self._hooks = None
+        self._counting = [self]  # this meter and the GraphMemory meters it is nested in
 
     def _install(self):
+        outer = _top_saved_tensor_hooks()
+        if outer is not None:
+            outer_meter = getattr(outer[0], "__self__", None)
+            if isinstance(outer_meter, GraphMemory):
+                self._counting = outer_meter._counting + [self]
+            else:
+                warnings.warn("GraphMemory replaces the saved-tensor hooks already active (e.g. save_on_cpu) "
+                              "inside its block, so saved tensors stay where autograd made them.", stacklevel=3)
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
 
     def _uninstall(self):
+        top = _top_saved_tensor_hooks()
+        if top is None or getattr(top[0], "__self__", None) is not self:
+            raise RuntimeError(_OUT_OF_ORDER)
         hooks, self._hooks = self._hooks, None
         hooks.__exit__(None, None, None)
 
@@ -335,15 +384,19 @@ class GraphMemory(_Meter):
         if storage is None:
             return tensor
         key = id(storage)
+        kind = _kind(tensor)
+        for meter in self._counting:
+            meter._hold(key, storage.nbytes(), kind)
+        return _Saved(tensor, self._counting, key)
+
+    def _hold(self, key, nbytes, kind):
         with self._lock:
             slot = self._slots.get(key)
             if slot is None:  # the holders keep the storage alive, so its id cannot be reused meanwhile
-                kind = _kind(tensor)
-                slot = self._slots[key] = [0, storage.nbytes(), kind]
-                self.by_kind[kind] += slot[1]
-                self._add(slot[1])
+                slot = self._slots[key] = [0, nbytes, kind]
+                self.by_kind[kind] += nbytes
+                self._add(nbytes)
             slot[0] += 1
-        return _Saved(tensor, self, key)
 
     @staticmethod
     def _unpack(saved):
@@ -457,6 +510,30 @@ class Report:
         return f"<table><thead><tr><th colspan=2>measure({self.name})</th></tr></thead>{body}{note}</table>"
 
 
+def run_metered(fn, *args, **kwargs):
+    """Run ``fn`` under fresh :class:`LiveTensors` and :class:`GraphMemory` meters: ``(live, graph, result, seconds)``.
+
+    Where ``fn`` uses ``torch.func`` (which refuses the graph meter) it runs a second time under
+    ``LiveTensors`` alone and ``graph`` is ``None``; the retry runs outside the failed attempt's
+    ``except`` block, so that attempt's tensors are freed first.
+    """
+    gc.collect()
+    try:
+        with LiveTensors() as live, GraphMemory() as graph:
+            start = time.perf_counter()
+            result = fn(*args, **kwargs)
+            seconds = time.perf_counter() - start
+        return live, graph, result, seconds
+    except GraphMemoryUnsupported:
+        pass
+    gc.collect()
+    with LiveTensors() as live:
+        start = time.perf_counter()
+        result = fn(*args, **kwargs)
+        seconds = time.perf_counter() - start
+    return live, None, result, seconds
+
+
 def measure(fn, *args, keep_result=False, **kwargs):
     """Run ``fn(*args, **kwargs)`` under :class:`LiveTensors` and :class:`GraphMemory` and report.
 
@@ -473,20 +550,8 @@ def measure(fn, *args, keep_result=False, **kwargs):
     (4000, 0)
     """
     name = getattr(fn, "__name__", type(fn).__name__)
-    note = ""
-    gc.collect()
-    try:
-        with LiveTensors() as live, GraphMemory() as graph:
-            start = time.perf_counter()
-            result = fn(*args, **kwargs)
-            seconds = time.perf_counter() - start
-    except GraphMemoryUnsupported:
-        note = "fn uses torch.func, which refuses the graph meter: ran it again under LiveTensors alone"
-        graph = None
-        with LiveTensors() as live:
-            start = time.perf_counter()
-            result = fn(*args, **kwargs)
-            seconds = time.perf_counter() - start
+    live, graph, result, seconds = run_metered(fn, *args, **kwargs)
+    note = "" if graph else "fn uses torch.func, which refuses the graph meter: ran it again under LiveTensors alone"
     gc.collect()  # create_graph=True can leave reference cycles
     report = Report(
         name=name,

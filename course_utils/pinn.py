@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from . import models
-from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors
+from .meters import run_metered
 
 ALPHA = 0.05  # diffusivity: the solution decays to exp(-2 pi^2 0.05) = 37% by t = 1
 SPACE = (0, 1)  # the columns x, y of a point (x, y, t)
@@ -73,7 +73,7 @@ class TanhMLP(models.TanhMLP):
     """
 
     def __init__(self, in_dim=3, width=32, depth=3, seed=0):
-        super().__init__(in_dim, 1, width, depth, seed)
+        super().__init__(in_dim, 1, width=width, hidden_layers=depth, seed=seed)
 
     def value_gradient_laplacian(self, points, dims):
         """One forward pass carrying, for every unit, its value h, its gradient J (``d`` numbers per
@@ -383,17 +383,8 @@ def step_memory(model, points, method, chunk_size=None):
     for ``torch.func`` methods, which refuse the graph meter.
     """
     model.zero_grad(set_to_none=True)
-    gc.collect()
-    try:
-        with LiveTensors() as live, GraphMemory() as graph:
-            _step(model, points, method, chunk_size)
-        saved = graph.peak
-    except GraphMemoryUnsupported:
-        gc.collect()
-        with LiveTensors() as live:
-            _step(model, points, method, chunk_size)
-        saved = None
-    return live.peak, saved
+    live, graph, _result, _seconds = run_metered(_step, model, points, method, chunk_size)
+    return live.peak, (graph.peak if graph else None)
 
 
 def compare_laplacians(model, points, methods=None, repeats=5, reference_method=laplacian_nested,

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .devices import device_name, pick_device
-from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors
+from .meters import run_metered
 from .units import format_bytes
 
 MiB = 2**20
@@ -108,16 +108,8 @@ def _run_one(fn, device, expect_leftover):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats(device)
         base = torch.cuda.memory_allocated(device)
-    saved = None
-    try:
-        with LiveTensors() as live, GraphMemory() as graph:
-            result = fn()
-        saved = graph.bytes
-    except GraphMemoryUnsupported:
-        if cuda:
-            torch.cuda.reset_peak_memory_stats(device)
-        with LiveTensors() as live:
-            result = fn()
+    live, graph, result, _seconds = run_metered(fn)
+    saved = graph.bytes if graph else None
     gc.collect()
     row = ScenarioResult(fn.__name__, live.peak, live.bytes, 0, saved)
     if cuda:

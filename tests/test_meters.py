@@ -96,6 +96,29 @@ def test_meter_holds_no_reference():
         assert live.bytes == 0, "deleting the only reference must free the storage while the meter is alive"
 
 
+def test_growth_through_out_arguments_and_resize_is_counted():
+    a = torch.randn(100, 100)
+    with LiveTensors() as live:
+        buffer = torch.empty(0)
+        torch.mm(a, a, out=buffer)  # the op resizes the empty buffer to 100 x 100 floats
+        assert live.bytes == 40_000
+        buffer.resize_(50_000)
+        assert live.bytes == 200_000
+    del buffer
+    assert live.bytes == 0
+
+
+def test_meters_exited_out_of_order_raise_instead_of_counting_wrong():
+    for meter_type in (LiveTensors, GraphMemory):
+        first, second = meter_type().__enter__(), meter_type().__enter__()
+        with pytest.raises(RuntimeError, match="reverse order"):
+            first.__exit__(None, None, None)
+        second.__exit__(None, None, None)
+        first._state = "active"  # the failed exit left it installed: close it properly now
+        first.__exit__(None, None, None)
+        assert nothing_installed()
+
+
 def test_track_rejects_non_tensors_with_a_clear_error():
     with LiveTensors() as live:
         with pytest.raises(TypeError, match="tensors, nn.Modules"):
@@ -114,6 +137,26 @@ def test_exp_saves_its_output_and_sin_its_input():
     assert z.grad_fn._saved_self.data_ptr() == x.data_ptr()
     assert graph.bytes == 8000 and graph.count == 2
     assert graph.by_kind == {"parameters": 0, "inputs": 4000, "activations": 4000}
+
+
+def test_nested_graph_meters_each_count_what_is_saved_inside_them():
+    x = torch.randn(1000, requires_grad=True)
+    with GraphMemory() as outer:
+        with GraphMemory() as inner:
+            y = x.exp()
+        z = x.sin()
+    assert (outer.bytes, inner.bytes) == (8000, 4000)
+    del y
+    assert (outer.bytes, inner.bytes) == (4000, 0)
+    del z
+    assert outer.bytes == 0
+
+
+def test_graph_memory_warns_that_it_replaces_save_on_cpu():
+    with torch.autograd.graph.save_on_cpu():
+        with pytest.warns(UserWarning, match="replaces the saved-tensor hooks"):
+            with GraphMemory():
+                pass
 
 
 def test_a_storage_saved_twice_counts_once():

@@ -72,6 +72,19 @@ def test_memory_budget_stops_a_growing_loop_at_the_right_step():
     assert _get_current_dispatch_mode() is None, "nothing stays installed after the budget stops the loop"
 
 
+def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
+    big = torch.zeros(1000)
+    with pytest.raises(MemoryBudgetExceeded, match="at track"):
+        with memory_budget(100).track(big):
+            pass
+    with memory_budget(5000) as budget:
+        budget.track(big)
+        assert big.sum().item() == 0 and torch.equal(big, big), "ops returning no tensor run normally"
+        with pytest.raises(MemoryBudgetExceeded, match="resize_"):
+            torch.empty(0).resize_(1000)  # 4,000 more bytes, grown in place
+    assert _get_current_dispatch_mode() is None
+
+
 def test_memory_budget_needs_a_positive_budget():
     with pytest.raises(ValueError, match="positive"):
         memory_budget(0)
