@@ -19,11 +19,12 @@ _PUBLIC = {
     "check_env": "env", "EnvReport": "env",
     # exact meters
     "LiveTensors": "meters", "GraphMemory": "meters", "GraphMemoryUnsupported": "meters",
-    "device_memory": "meters", "measure": "meters", "Report": "meters",
+    "device_memory": "meters", "measure": "meters", "Report": "meters", "run_metered": "meters",
     "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
-    "Trace": "trace",
+    "Trace": "trace", "NotFlatError": "trace",
     "format_bytes": "units",
     "pick_device": "devices",
+    "run_selftest": "selftest",
     # live display and pictures
     "MemoryGauge": "gauges",
     "plot_trace": "plots", "compare_traces": "plots",
@@ -32,7 +33,7 @@ _PUBLIC = {
     # exercises
     "checks": None,
     # the worked problems
-    "pinn": None, "ode": None, "integrate": None,
+    "models": None, "pinn": None, "ode": None, "integrate": None,
 }
 
 __all__ = sorted(_PUBLIC)

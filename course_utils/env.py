@@ -69,8 +69,8 @@ class EnvReport:
 
 def _python():
     version = platform.python_version()
-    ok = sys.version_info >= (3, 10)
-    return Need("python", ok, version, fix="install Python 3.10 or newer")
+    ok = sys.version_info >= (3, 11)
+    return Need("python", ok, version, fix="install Python 3.11 or newer")
 
 
 def _torch():

@@ -122,6 +122,12 @@ class MemoryGauge:
 
     def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
                  title="Memory", max_redraws_per_second=10, mode="auto"):
+        if not meters:
+            raise ValueError(f"a gauge needs at least one meter; the gauge knows: {', '.join(METERS)}")
+        if max_redraws_per_second <= 0:
+            raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget is a positive number of bytes, got {budget!r}")
         unknown = [name for name in meters if name not in METERS]
         if unknown:
             raise ValueError(f"unknown meter(s) {', '.join(map(repr, unknown))}; "

@@ -173,8 +173,14 @@ def _as_outputs(outputs):
         return [("output", outputs)]
     if isinstance(outputs, dict):
         pairs = list(outputs.items())
-    else:
+    elif isinstance(outputs, (list, tuple)):
         pairs = [(f"output {i}", t) for i, t in enumerate(outputs)]
+    else:
+        hint = " (.item() gives a Python number: pass the tensor itself)" if isinstance(outputs, (int, float)) else ""
+        raise TypeError(f"expected a tensor, a list of tensors or a {{label: tensor}} dict, got a "
+                        f"{type(outputs).__name__}{hint}, e.g. graph_table(loss)")
+    if not pairs:
+        raise ValueError("no tensors given: pass the output whose graph you want, e.g. graph_table(loss)")
     for label, tensor in pairs:
         if not isinstance(tensor, torch.Tensor):
             raise TypeError(f"{label} is a {type(tensor).__name__}, not a tensor: pass tensors, e.g. graph_table(loss).")

@@ -56,7 +56,7 @@ class ScalarNet(TanhMLP):
     """
 
     def __init__(self, width=64, hidden_layers=1, seed=0):
-        super().__init__(1, 1, width, hidden_layers, seed)
+        super().__init__(1, 1, width=width, hidden_layers=hidden_layers, seed=seed)
 
     def forward(self, x):
         return super().forward(x.unsqueeze(-1)).squeeze(-1)

@@ -7,7 +7,7 @@ byte count derived for one is derived for all: each hidden layer saves one ``poi
 >>> net = TanhMLP(inputs=2, outputs=2, width=8)
 >>> net(torch.zeros(5, 2)).shape, net.calls, net.points_seen
 (torch.Size([5, 2]), 1, 5)
->>> [tuple(layer.weight.shape) for layer in TanhMLP(3, 1, width=4, hidden_layers=2).linears]
+>>> [tuple(layer.weight.shape) for layer in TanhMLP(3, width=4, hidden_layers=2).linears]
 [(4, 3), (4, 4), (1, 4)]
 """
 import torch
@@ -20,7 +20,7 @@ class TanhMLP(torch.nn.Module):
     recomputation can be counted instead of timed. ``linears`` lists the ``nn.Linear`` layers in order.
     """
 
-    def __init__(self, inputs, outputs=1, width=64, hidden_layers=1, seed=0):
+    def __init__(self, inputs, outputs=1, *, width=64, hidden_layers=1, seed=0):
         super().__init__()
         if hidden_layers < 1:
             raise ValueError(f"a TanhMLP needs at least one hidden layer, got hidden_layers={hidden_layers}")

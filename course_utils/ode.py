@@ -59,7 +59,7 @@ def VectorField(width=64, hidden_layers=1, seed=0):
     Per Euler step with grad, the graph saves the incoming state (``batch x 2``) and the tanh output
     (``batch x width``): ``step_bytes(batch, width)`` in float32.
     """
-    return TanhMLP(2, 2, width, hidden_layers, seed)
+    return TanhMLP(2, 2, width=width, hidden_layers=hidden_layers, seed=seed)
 
 
 def step_bytes(batch, width, hidden_layers=1, dtype=torch.float32):

@@ -65,8 +65,8 @@ class Trace:
         return 0.0 if math.isclose(slope, 0.0, abs_tol=1e-9) else slope
 
     def assert_flat(self, name, tolerance_bytes=0, skip=0):
-        """Raise :class:`NotFlatError` unless every sample (after the first ``skip``, e.g. a warm-up
-        step that allocates ``.grad``) stays within ``tolerance_bytes`` of the first one."""
+        """Raise :class:`NotFlatError` unless the samples (after the first ``skip``, e.g. a warm-up
+        step that allocates ``.grad``) span at most ``tolerance_bytes`` from lowest to highest."""
         steps, values = self.series(name, skip)
         if not values:
             raise NotFlatError(f"{name!r} has no samples to check (skip={skip}, {len(self)} samples in all)")

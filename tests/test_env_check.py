@@ -14,7 +14,10 @@ def test_check_env_reports_every_need():
     assert names == ["python", "torch", "jupyterlab", "ipywidgets", "matplotlib", "torchviz", "dot", "nbval"]
     assert report.ok, str(report)
     assert all(need.version for need in report.needs), str(report)
-    assert "CUDA" in report["torch"].detail
+    import torch
+
+    expected = "CUDA usable" if torch.cuda.is_available() else ("CUDA not usable" + ("" if torch.version.cuda else ": CPU build"))
+    assert report["torch"].detail.startswith(expected), report["torch"].detail
 
 
 def _run_check(env):
@@ -28,9 +31,10 @@ def test_cli_prints_table_and_succeeds():
 
 
 def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
-    # PATH holds only this Python's folder (no `dot`), so the check cannot find graphviz.
+    # PATH holds only a link to this Python (no `dot`, even where conda put one next to Python).
+    (tmp_path / "python").symlink_to(sys.executable)
     env = os.environ.copy()
-    env["PATH"] = str(pathlib.Path(sys.executable).parent)
+    env["PATH"] = str(tmp_path)
     assert shutil.which("dot", path=env["PATH"]) is None
     out = _run_check(env)
     assert out.returncode != 0

@@ -193,3 +193,13 @@ def test_plain_python_gets_text_only(tmp_path):
     assert out.startswith("script loop: 5 of 5 steps"), out
     assert "live tensors" in out and "20.0 kB" in out and "+4.00 kB/step" in out
     assert "widgets imported: False" in out and "<" not in out
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"meters": ()}, "at least one meter"),
+    ({"max_redraws_per_second": 0}, "must be positive"),
+    ({"budget": 0}, "positive number of bytes"),
+])
+def test_bad_settings_are_refused_when_the_gauge_is_made(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MemoryGauge(**kwargs)

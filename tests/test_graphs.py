@@ -227,3 +227,11 @@ def test_outputs_may_be_a_list_or_dict(x):
     assert [label for label, _, _ in graph_table({"a": a, "b": b}).outputs] == ["a", "b"]
     with pytest.raises(TypeError, match="not a tensor"):
         graph_table([a, 3.0])
+
+
+def test_numbers_and_empty_input_get_a_clear_error():
+    loss = torch.ones(3, requires_grad=True).exp().sum()
+    with pytest.raises(TypeError, match=r"\.item\(\) gives a Python number"):
+        graph_table(loss.item())
+    with pytest.raises(ValueError, match="no tensors given"):
+        graph_table([])

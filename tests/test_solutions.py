@@ -29,3 +29,23 @@ def test_worked_solutions_pass_their_checkers(path):
 def test_every_exercise_notebook_has_solutions():
     notebooks = sorted(p.stem for p in (pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("0[1-9]_*.ipynb"))
     assert [p.stem for p in SOLUTIONS] == notebooks, "each notebook 01-05 needs solutions/<same name>.py"
+
+
+def test_a_not_implemented_error_from_torch_is_not_mistaken_for_an_unsolved_exercise():
+    import torch
+
+    from course_utils.checks import exercise
+
+    @exercise("sparse view")
+    def check(fn):
+        fn()
+
+    def learner_answer():
+        torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1.0]), (2,)).view(2)
+
+    def unsolved():
+        raise NotImplementedError
+
+    assert check(unsolved).status == "not attempted"
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::view'"):
+        check(learner_answer)
