@@ -18,9 +18,8 @@ command -v "$binary" >/dev/null 2>&1 && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "[setup] installing $package with apt-get ..."
   export DEBIAN_FRONTEND=noninteractive
-  stamp=/var/lib/apt/lists/.autograd-memory-lab-updated
-  [ -f "$stamp" ] || { apt-get update -qq && touch "$stamp"; }
-  if apt-get install -y -qq "$package" >/dev/null; then
+  # try with the package lists as they are; if that fails (stale or emptied lists), update them and retry
+  if apt-get install -y -qq "$package" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "$package" >/dev/null; }; then
     command -v "$binary" >/dev/null 2>&1 && exit 0
   fi
   echo "[setup] apt-get could not install $package." >&2
