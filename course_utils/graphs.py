@@ -274,6 +274,11 @@ def graph_table(outputs, params=None):
 
     Raises :class:`NoGraphError` for a tensor with no ``grad_fn`` (a leaf, a detached tensor, a
     result computed under ``no_grad``).
+
+    Limits: a frozen parameter (``requires_grad=False``) is named a parameter only through ``params``
+    (``GraphMemory`` sees the ``nn.Parameter`` itself); and reading a slot of a graph built under
+    ``torch.utils.checkpoint`` re-runs its forward (that is how checkpoint unpacks), so do not tabulate
+    checkpointed graphs: measure them with ``LiveTensors``.
     """
     pairs = _as_outputs(outputs)
     for label, tensor in pairs:

@@ -41,7 +41,7 @@ def test_a_not_implemented_error_from_torch_is_not_mistaken_for_an_unsolved_exer
         fn()
 
     def learner_answer():
-        torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1.0]), (2,)).view(2)
+        torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1.0]), (2,), check_invariants=True).view(2)
 
     def unsolved():
         raise NotImplementedError
