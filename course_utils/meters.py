@@ -183,13 +183,16 @@ class LiveTensors(_Meter):
     >>> live.bytes, live.peak
     (1000, 2000)
 
+    ``by_device`` and ``peak_by_device`` split both by device (``"cpu"``, ``"cuda:0"``): compare the
+    CUDA entry with ``torch.cuda.memory_allocated``.
+
     ``budget``/``on_exceed``: when the live bytes go over ``budget`` after an op,
     ``on_exceed(meter, op, reached_bytes)`` is called (see :func:`course_utils.memory_budget`).
 
     Caveats: memory that bypasses PyTorch's dispatcher (``torch.from_numpy``) is not seen; pass such
-    tensors to :meth:`track`. ``.bytes`` adds up every device's storages (a CPU scalar made inside a
-    CUDA computation counts too) and counts logical bytes: the CUDA allocator rounds each block up
-    to 512 bytes, so it reads slightly more for many tiny tensors.
+    tensors to :meth:`track`. ``.bytes`` adds up every device's storages (a CPU tensor made inside a
+    CUDA computation counts too; ``by_device`` separates them) and counts logical bytes: the CUDA
+    allocator rounds each block up to 512 bytes, so it reads slightly more for many tiny tensors.
     """
 
     _what = "live"
@@ -199,7 +202,9 @@ class LiveTensors(_Meter):
         if (budget is None) != (on_exceed is None):
             raise ValueError("LiveTensors takes a budget together with on_exceed (or neither); "
                              "for a plain budget use course_utils.memory_budget(max_bytes)")
-        self._refs = {}  # id(storage) -> (weakref to storage, nbytes)
+        self._refs = {}  # id(storage) -> (weakref to storage, nbytes, device)
+        self.by_device = {}  # "cpu", "cuda:0", ... -> bytes alive now
+        self.peak_by_device = {}
         self._budget = budget
         self._on_exceed = on_exceed
         self._mode = None
@@ -247,9 +252,9 @@ class LiveTensors(_Meter):
         with self._lock:
             if key in self._refs:
                 return
-            nbytes = storage.nbytes()
-            self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes)
-            self._add(nbytes)
+            nbytes, device = storage.nbytes(), str(storage.device)
+            self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes, device)
+            self._add_on(device, nbytes)
 
     def _recount(self, storage):
         """A counted storage an op resized in place (``resize_``, ``out=``): count the difference."""
@@ -257,8 +262,14 @@ class LiveTensors(_Meter):
         with self._lock:
             entry = self._refs.get(key)
             if entry is not None and entry[1] != storage.nbytes():
-                self._refs[key] = (entry[0], storage.nbytes())
-                self._add(storage.nbytes() - entry[1])
+                self._refs[key] = (entry[0], storage.nbytes(), entry[2])
+                self._add_on(entry[2], storage.nbytes() - entry[1])
+
+    def _add_on(self, device, nbytes):
+        self._add(nbytes)
+        now = self.by_device[device] = self.by_device.get(device, 0) + nbytes
+        if now > self.peak_by_device.get(device, 0):
+            self.peak_by_device[device] = now
 
     def _make_release(self, key):
         def release(_ref):
@@ -266,6 +277,7 @@ class LiveTensors(_Meter):
                 entry = self._refs.pop(key, None)
                 if entry is not None:
                     self.bytes -= entry[1]
+                    self.by_device[entry[2]] -= entry[1]
         return release
 
     @property

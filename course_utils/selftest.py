@@ -116,10 +116,12 @@ def _run_one(fn, device, expect_leftover):
         torch.cuda.synchronize()
         row.device_held = torch.cuda.memory_allocated(device) - base
         row.device_peak = torch.cuda.max_memory_allocated(device) - base
-        if not _agree(row.held, row.device_held):
-            row.problems.append(f"held: meter {row.held} B vs cuda {row.device_held} B")
-        if not _agree(row.peak, row.device_peak):
-            row.problems.append(f"peak: meter {row.peak} B vs cuda {row.device_peak} B")
+        on_gpu = str(torch.device(device.type, torch.cuda.current_device() if device.index is None else device.index))
+        held, peak = live.by_device.get(on_gpu, 0), live.peak_by_device.get(on_gpu, 0)  # the GPU's share only
+        if not _agree(held, row.device_held):
+            row.problems.append(f"held: meter {held} B vs cuda {row.device_held} B")
+        if not _agree(peak, row.device_peak):
+            row.problems.append(f"peak: meter {peak} B vs cuda {row.device_peak} B")
     del result
     gc.collect()
     row.leftover = live.bytes

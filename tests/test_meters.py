@@ -326,3 +326,13 @@ def test_device_memory_has_only_keys_that_exist_here():
     readings = device_memory()
     assert readings["rss"] > 0 and readings["rss_peak"] >= readings["rss"]
     assert ("cuda_allocated" in readings) == torch.cuda.is_available()
+
+
+def test_bytes_are_also_split_by_device():
+    with LiveTensors() as live:
+        x = torch.zeros(1000)
+        y = torch.zeros(10, dtype=torch.float64)
+    assert live.by_device == {"cpu": 4080} and live.peak_by_device == {"cpu": 4080}
+    del x
+    assert live.by_device == {"cpu": 80}
+    del y
