@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 
 SETUP = "make setup   (or: pip install -e '.[test]')"
+GRAPHVIZ_INSTALL = ("Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | "
+                    "conda: conda install -c conda-forge graphviz")
 
 
 @dataclass
@@ -103,8 +105,7 @@ def _package(name, module=None, fix=None, required=True):
 
 def _dot():
     path = shutil.which("dot")
-    fix = ("Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | "
-           "conda: conda install -c conda-forge graphviz")
+    fix = GRAPHVIZ_INSTALL
     if path is None:
         return Need("dot", False, detail="graphviz's `dot` binary is not on PATH", fix=fix)
     try:

@@ -29,11 +29,12 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .env import GRAPHVIZ_INSTALL
 from .meters import _storage_of
 from .units import format_bytes
 
 MAX_NODES = 300  # above this, show_graph summarises instead of drawing
-INSTALL_HINT = "install graphviz: `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) or `conda install graphviz`"
+INSTALL_HINT = f"install graphviz: {GRAPHVIZ_INSTALL}"
 _PALETTE = ("#fff3b0", "#ffd166", "#f4845f", "#c1121f")  # light to dark: a quarter of the largest node each
 _FREED = "freed"
 

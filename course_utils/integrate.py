@@ -18,6 +18,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from .models import TanhMLP
+from .trace import least_squares_slope
 
 A, B = 0.0, math.pi
 EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
@@ -39,11 +40,7 @@ def convergence_order(step_sizes, errors):
     >>> round(convergence_order([0.1, 0.05, 0.025], [1e-2, 2.5e-3, 6.25e-4]), 6)
     2.0
     """
-    logs = [(math.log(h), math.log(e)) for h, e in zip(step_sizes, errors)]
-    mean_h = sum(h for h, _ in logs) / len(logs)
-    mean_e = sum(e for _, e in logs) / len(logs)
-    return (sum((h - mean_h) * (e - mean_e) for h, e in logs)
-            / sum((h - mean_h) ** 2 for h, _ in logs))
+    return least_squares_slope([math.log(h) for h in step_sizes], [math.log(e) for e in errors])
 
 
 class ScalarNet(TanhMLP):

@@ -15,6 +15,21 @@ import math
 from .units import format_bytes
 
 
+def least_squares_slope(xs, ys):
+    """Slope of the least-squares line through the points ``(xs[i], ys[i])``; 0 when it is undefined.
+
+    >>> least_squares_slope([0, 1, 2], [5, 7, 9])
+    2.0
+    """
+    if len(xs) < 2:
+        return 0.0
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    var = sum((x - mean_x) ** 2 for x in xs)
+    if var == 0:
+        return 0.0
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / var
+
+
 class NotFlatError(AssertionError):
     """A meter that should stay flat grew; the message says by how much and what usually causes it."""
 
@@ -55,13 +70,7 @@ class Trace:
     def growth_per_step(self, name, skip=0):
         """Least-squares slope of the meter against the step number: bytes per step."""
         steps, values = self.series(name, skip)
-        if len(steps) < 2:
-            return 0.0
-        mean_s, mean_v = sum(steps) / len(steps), sum(values) / len(values)
-        var = sum((s - mean_s) ** 2 for s in steps)
-        if var == 0:
-            return 0.0
-        slope = sum((s - mean_s) * (v - mean_v) for s, v in zip(steps, values)) / var
+        slope = least_squares_slope(steps, values)
         return 0.0 if math.isclose(slope, 0.0, abs_tol=1e-9) else slope
 
     def assert_flat(self, name, tolerance_bytes=0, skip=0):

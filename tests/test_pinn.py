@@ -1,6 +1,5 @@
 """course_utils.pinn: the Laplacian methods agree, the popular fixes fail as the notebook says, the fixed loop is flat."""
 import gc
-import json
 import math
 
 import pytest
@@ -254,9 +253,8 @@ def test_compare_laplacians_takes_its_float64_reference_on_a_cpu_copy():
     assert rows[0]["max_error"] < 1e-5
 
 
-def test_the_benchmark_data_reads_and_covers_every_method(root):
+def test_the_benchmark_data_reads_and_covers_every_method():
     record = pinn.load_benchmarks()["cpu"]
-    assert record == json.loads((root / "data" / "laplacian_cpu.json").read_text())
     assert record["device"] == "cpu" and record["torch"] and record["date"] and record["options"]["n"] > 0
     assert [result["d"] for result in record["results"]] == record["options"]["dims"]
     for result in record["results"]:
