@@ -446,7 +446,9 @@ def device_memory(device=None):
     """What the allocator and the OS report, in bytes: only the keys that exist on this machine.
 
     ``rss``: the process's resident set (psutil); noisy, since the C library keeps freed pages.
-    ``rss_peak``: the highest RSS this process has reached (not on Windows).
+    ``rss_peak``: the highest RSS this process has reached (not on Windows). Linux updates the
+    kernel's high-water mark lazily, so it can trail the current RSS by a few hundred KiB; the
+    reading is never lower than ``rss``.
     On CUDA: ``cuda_allocated``, ``cuda_reserved``, ``cuda_peak`` (``torch.cuda`` counters).
     On MPS: ``mps_current``, ``mps_driver``.
 
@@ -460,7 +462,8 @@ def device_memory(device=None):
         import resource
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        readings["rss_peak"] = peak if sys.platform == "darwin" else peak * 1024  # macOS: bytes; Linux: KiB
+        peak = peak if sys.platform == "darwin" else peak * 1024  # macOS: bytes; Linux: KiB
+        readings["rss_peak"] = max(peak, readings["rss"])
     except ImportError:
         pass
     if torch.cuda.is_available() and (device is None or torch.device(device).type == "cuda"):
