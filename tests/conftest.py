@@ -1,7 +1,10 @@
 import gc
 import pathlib
+import socket
 
 import pytest
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -17,3 +20,18 @@ def _collect_between_tests():
     gc.collect()
     yield
     gc.collect()
+
+
+@pytest.fixture
+def free_port():
+    """A localhost TCP port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def nothing_installed():
+    """A check that no meter left its dispatch mode or saved-tensor hooks behind."""
+    return lambda: (_get_current_dispatch_mode() is None
+                    and torch._C._autograd._top_saved_tensors_default_hooks(False) is None)

@@ -4,14 +4,9 @@ import sys
 
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from course_utils import MemoryBudgetExceeded, MemoryGauge, format_bytes
 from course_utils import gauges
-
-
-def nothing_installed():
-    return _get_current_dispatch_mode() is None and torch._C._autograd._top_saved_tensors_default_hooks(False) is None
 
 
 class FakeClock:
@@ -35,7 +30,7 @@ def test_budget_needs_the_live_meter():
         MemoryGauge(meters=("saved",), budget=1000)
 
 
-def test_leaky_loop_trace_is_exact():
+def test_leaky_loop_trace_is_exact(nothing_installed):
     gauge, history = MemoryGauge(meters=("live", "saved"), mode="text"), []
     for _ in gauge.track(range(6)):
         history.append(torch.zeros(1000))  # 4,000 bytes a step, never freed
@@ -103,7 +98,7 @@ def test_generator_of_unknown_length():
     assert "3 of 3 steps" in sized.summary().status
 
 
-def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook():
+def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook(nothing_installed):
     gauge, history = MemoryGauge(meters=("live", "saved"), mode="widget"), []
     with pytest.raises(ValueError, match="boom"):
         for step in gauge.track(range(10)):
@@ -116,7 +111,7 @@ def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook()
     assert "left the loop after 3 steps" in gauge._widgets["status"].value
 
 
-def test_exception_in_a_with_block_is_named_by_the_gauge():
+def test_exception_in_a_with_block_is_named_by_the_gauge(nothing_installed):
     gauge = MemoryGauge(meters=("live", "saved"), mode="text")
     with pytest.raises(KeyError):
         with gauge:
@@ -126,7 +121,7 @@ def test_exception_in_a_with_block_is_named_by_the_gauge():
     assert gauge.status == "stopped after 1 step: KeyError: 'missing'"
 
 
-def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why():
+def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why(nothing_installed):
     gauge, history = MemoryGauge(meters=("live",), budget=10_000, mode="widget"), []
     with pytest.raises(MemoryBudgetExceeded):
         for _ in gauge.track(range(100)):

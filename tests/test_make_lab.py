@@ -3,7 +3,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -12,15 +11,9 @@ import urllib.request
 import pytest
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_make_lab_prints_a_url_that_answers(root):
-    port = free_port()
+def test_make_lab_prints_a_url_that_answers(root, free_port):
+    port = free_port
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}  # headless
     # port_retries=0: if the port was taken meanwhile, fail loudly instead of moving to another one
     server = subprocess.Popen(["make", "lab", f"PORT={port}", "LAB_ARGS=--ServerApp.port_retries=0"], cwd=root, env=env, stdout=subprocess.PIPE,

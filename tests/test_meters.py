@@ -4,13 +4,8 @@ import threading
 
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from course_utils import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory, measure
-
-
-def nothing_installed():
-    return _get_current_dispatch_mode() is None and torch._C._autograd._top_saved_tensors_default_hooks(False) is None
 
 
 # ---------------------------------------------------------------- LiveTensors
@@ -108,7 +103,7 @@ def test_growth_through_out_arguments_and_resize_is_counted():
     assert live.bytes == 0
 
 
-def test_meters_exited_out_of_order_raise_instead_of_counting_wrong():
+def test_meters_exited_out_of_order_raise_instead_of_counting_wrong(nothing_installed):
     for meter_type in (LiveTensors, GraphMemory):
         first, second = meter_type().__enter__(), meter_type().__enter__()
         with pytest.raises(RuntimeError, match="reverse order"):
@@ -237,7 +232,7 @@ def test_in_place_changes_to_saved_tensors_still_raise_under_the_meter():
     assert torch.equal(x.grad, (x > 0).float())
 
 
-def test_torch_func_is_refused_with_a_pointer_to_live_tensors():
+def test_torch_func_is_refused_with_a_pointer_to_live_tensors(nothing_installed):
     from torch.func import grad
 
     x = torch.randn(10)
@@ -249,7 +244,7 @@ def test_torch_func_is_refused_with_a_pointer_to_live_tensors():
 
 # ---------------------------------------------------------------- safety
 
-def test_nothing_stays_installed_after_an_exception():
+def test_nothing_stays_installed_after_an_exception(nothing_installed):
     with pytest.raises(ZeroDivisionError):
         with LiveTensors(), GraphMemory():
             torch.zeros(3)
@@ -257,7 +252,7 @@ def test_nothing_stays_installed_after_an_exception():
     assert nothing_installed()
 
 
-def test_a_finished_meter_cannot_be_reentered():
+def test_a_finished_meter_cannot_be_reentered(nothing_installed):
     meter = LiveTensors()
     with meter:
         pass
@@ -267,7 +262,7 @@ def test_a_finished_meter_cannot_be_reentered():
     assert nothing_installed()
 
 
-def test_exiting_on_another_thread_is_an_error():
+def test_exiting_on_another_thread_is_an_error(nothing_installed):
     meter = GraphMemory().__enter__()
     errors = []
     thread = threading.Thread(target=lambda: errors.append(pytest.raises(RuntimeError, meter.__exit__, None, None, None)))
@@ -278,7 +273,7 @@ def test_exiting_on_another_thread_is_an_error():
     assert nothing_installed()
 
 
-def test_rerunning_a_cell_does_not_stack_state():
+def test_rerunning_a_cell_does_not_stack_state(nothing_installed):
     for _ in range(3):
         with LiveTensors() as live, GraphMemory() as graph:
             y = torch.ones(10, requires_grad=True).exp().sum()

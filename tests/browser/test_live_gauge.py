@@ -11,7 +11,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,12 +31,6 @@ LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings
                 {"fetchNews": "false", "checkForUpdates": False}}
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def api(url, token, method="GET"):
     request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -48,8 +41,8 @@ def api(url, token, method="GET"):
 class Lab:
     """A JupyterLab server in a temporary folder; ``stop()`` shuts its kernels and itself down."""
 
-    def __init__(self, folder):
-        self.port, self.token = free_port(), secrets.token_hex(24)
+    def __init__(self, folder, port):
+        self.port, self.token = port, secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
         settings = folder / "lab-settings"
         for name, values in LAB_SETTINGS.items():
@@ -121,7 +114,7 @@ READ_STATE = """() => {
 }""" % GAUGE_VALUE
 
 
-def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path):
+def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
     assert Path(CHROMIUM).exists(), (
         f"{CHROMIUM} is missing: the browser test needs Debian's chromium. `make test` installs it "
         "(or run: sudo apt-get install chromium)")
@@ -135,7 +128,7 @@ def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path):
     shutil.copy(HERE / NOTEBOOK, tmp_path / "notebooks" / NOTEBOOK)
     screenshot = ROOT / "artifacts" / "live_gauge.png"
     screenshot.parent.mkdir(exist_ok=True)
-    lab = Lab(tmp_path)
+    lab = Lab(tmp_path, free_port)
     try:
         lab.wait_until_up()
         with sync_playwright() as playwright:
