@@ -19,6 +19,10 @@
 
 The views read what each node saved from its ``_saved_*`` attributes, the same tensors the
 ``GraphMemory`` meter sees; they hold no tensor after they return.
+
+Why not draw with ``torchviz.make_dot(show_saved=True)``: it draws a storage once per node that saved
+it (Tanh's output is also the next Linear's input), shows no bytes, and raises on a graph after
+``backward()``. Notebook 01 measures all three next to these views.
 """
 import gc
 import html
