@@ -1,8 +1,9 @@
 """The live gauge in a real browser: JupyterLab + headless Chromium, values read from the page's DOM.
 
 Starts JupyterLab on localhost with a random token, opens ``live_gauge.ipynb`` in Debian's chromium
-(driven by Playwright), runs its cell, and checks that the gauge's displayed value changed at least
-three times while the cell was still running ("[*]" prompt), and that the final value is the meter's.
+(driven by Playwright), runs its cell, and checks, with a MutationObserver on the page, that the
+gauge's displayed value changed at least three times while the cell was still running ("[*]" prompt),
+and that the final value is the meter's.
 A screenshot goes to ``artifacts/live_gauge.png``. ``make test`` installs chromium when it is missing.
 """
 import json
@@ -113,6 +114,19 @@ READ_STATE = """() => {
     };
 }""" % GAUGE_VALUE
 
+# Record the page's state each time the DOM changes it (not by polling, which can miss a redraw).
+WATCH = """() => {
+    const read = %s;
+    const states = window.__gaugeStates = [read()];
+    new MutationObserver(() => {
+        const state = read(), last = states[states.length - 1];
+        if (state.prompt !== last.prompt || state.value !== last.value || state.exact !== last.exact
+                || state.printed !== last.printed) {
+            states.push(state);
+        }
+    }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+}""" % READ_STATE
+
 
 def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
     assert Path(CHROMIUM).exists(), (
@@ -156,7 +170,7 @@ def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
 
 
 def run_the_cell_and_watch(page, lab, screenshot, timeout=120):
-    """Open the notebook, run its code cell, and record the prompt and gauge value every 50 ms until it ends."""
+    """Open the notebook, run its code cell, and return every state (prompt, gauge value, output) the page went through."""
     page.set_default_timeout(60_000)
     page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?token={lab.token}")
     deadline = time.monotonic() + timeout
@@ -166,19 +180,20 @@ def run_the_cell_and_watch(page, lab, screenshot, timeout=120):
         assert time.monotonic() < deadline, "the 'Autograd Memory Lab' kernel never became idle"
         dismiss_dialogs(page)
         page.wait_for_timeout(250)
+    page.evaluate(WATCH)
     page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
     page.keyboard.press("Shift+Enter")
-    observed, started = [], False
     while time.monotonic() < deadline:
-        state = page.evaluate(READ_STATE)
-        observed.append(state)
-        started = started or "*" in state["prompt"]
-        if started and re.fullmatch(r"\[\d+\]:", state["prompt"].strip()):
+        observed = page.evaluate("() => window.__gaugeStates")
+        prompts = [state["prompt"].strip() for state in observed]
+        if "[*]:" in prompts and re.fullmatch(r"\[\d+\]:", prompts[-1]):
             break
-        page.wait_for_timeout(50)
+        page.wait_for_timeout(250)
     else:
         page.screenshot(path=str(screenshot))
         raise AssertionError(f"the cell did not finish within {timeout} s; last prompt {observed[-1]['prompt']!r}")
+    page.wait_for_timeout(500)  # let the last redraw land
+    observed = page.evaluate("() => window.__gaugeStates")
     page.locator(".amlab-gauge-summary").first.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot), full_page=True)
     return observed
