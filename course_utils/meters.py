@@ -306,7 +306,11 @@ def _kind(tensor):
 
 def _alias(tensor):
     """``tensor.detach()``, kept out of any dispatch mode for plain tensors: an alias is no new memory,
-    and a LiveTensors meter seeing one detach per saved tensor made both meters together ~7% slower."""
+    so a LiveTensors meter need not see it (one Python dispatch fewer per saved tensor).
+
+    >>> _alias(torch.ones(2)).untyped_storage().nbytes()   # the same 8-byte storage, no grad_fn
+    8
+    """
     if type(tensor) in (torch.Tensor, torch.nn.Parameter):
         with torch._C._DisableTorchDispatch():
             return tensor.detach()
