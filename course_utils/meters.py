@@ -308,8 +308,10 @@ def _alias(tensor):
     """``tensor.detach()``, kept out of any dispatch mode for plain tensors: an alias is no new memory,
     so a LiveTensors meter need not see it (one Python dispatch fewer per saved tensor).
 
-    >>> _alias(torch.ones(2)).untyped_storage().nbytes()   # the same 8-byte storage, no grad_fn
-    8
+    >>> x = torch.ones(2, requires_grad=True).exp()
+    >>> alias = _alias(x)
+    >>> alias.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(), alias.grad_fn
+    (True, None)
     """
     if type(tensor) in (torch.Tensor, torch.nn.Parameter):
         with torch._C._DisableTorchDispatch():
