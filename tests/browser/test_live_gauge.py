@@ -192,8 +192,6 @@ def run_the_cell_and_watch(page, lab, screenshot, timeout=120):
     else:
         page.screenshot(path=str(screenshot))
         raise AssertionError(f"the cell did not finish within {timeout} s; last prompt {observed[-1]['prompt']!r}")
-    page.wait_for_timeout(500)  # let the last redraw land
-    observed = page.evaluate("() => window.__gaugeStates")
     page.locator(".amlab-gauge-summary").first.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot), full_page=True)
     return observed
