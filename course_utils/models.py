@@ -14,7 +14,7 @@ saves one ``points x width`` tanh output. It also carries its own forward-mode L
 """
 import torch
 
-__all__ = ["TanhMLP"]
+__all__ = ["TanhMLP", "mlp_problem"]
 
 
 class TanhMLP(torch.nn.Module):
@@ -37,6 +37,10 @@ class TanhMLP(torch.nn.Module):
             self.layers = torch.nn.Sequential(*layers)
         self.width, self.hidden_layers = width, hidden_layers
         self.calls = self.points_seen = 0
+
+    def __getitem__(self, index):
+        """The layers, as in an ``nn.Sequential``: ``net[-1]`` is the output layer, ``net[:-1]`` the body."""
+        return self.layers[index]
 
     @property
     def linears(self) -> list:
@@ -80,6 +84,25 @@ class TanhMLP(torch.nn.Module):
                 lap = curvature if lap is None else slope * lap + curvature
                 jac = slope.unsqueeze(1) * jac
         return h[:, 0], jac[:, :, 0], lap[:, 0]
+
+
+
+def mlp_problem(seed: int = 0, width: int = 64, batch: int = 512, n_batches: int = 4) -> tuple:
+    """The small regression problem of notebooks 01 and 02: ``(model, batches)``, a 2 -> width -> width -> 1
+    :class:`TanhMLP` (``model[-1]`` is the head, the rest the body) and ``n_batches`` batches ``(x, y)`` of
+    ``y = sin(x0) * cos(x1)``, all from ``seed`` (the global RNG untouched).
+
+    >>> model, batches = mlp_problem(batch=8, n_batches=2)
+    >>> model[-1], [tuple(x.shape) for x, y in batches]
+    (Linear(in_features=64, out_features=1, bias=True), [(8, 2), (8, 2)])
+    """
+    generator = torch.Generator().manual_seed(seed)
+    model = TanhMLP(2, 1, width=width, hidden_layers=2, seed=seed)
+    batches = []
+    for _ in range(n_batches):
+        x = torch.rand(batch, 2, generator=generator) * 6 - 3
+        batches.append((x, x[:, :1].sin() * x[:, 1:].cos()))
+    return model, batches
 
 
 def _index(dims):

@@ -5,7 +5,7 @@ Run ``python solutions/01_graph_lifecycle.py`` to see the checkers' verdicts.
 import torch
 import torch.nn.functional as F
 
-from course_utils.checks import lifecycle
+from course_utils.checks import nb01_graph_lifecycle as checks
 
 
 def predict_saved():
@@ -30,7 +30,7 @@ def fixed_step(model, optimizer, train_batch, val_batch, history):
 
 
 def run_checks():
-    return [lifecycle.check_saved_prediction(predict_saved), lifecycle.check_leak_fixed(fixed_step)]
+    return [checks.check_saved_prediction(predict_saved), checks.check_leak_fixed(fixed_step)]
 
 
 if __name__ == "__main__":

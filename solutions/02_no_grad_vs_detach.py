@@ -5,7 +5,7 @@ Run ``python solutions/02_no_grad_vs_detach.py`` to see the checkers' verdicts.
 import torch
 import torch.nn.functional as F
 
-from course_utils.checks import no_grad
+from course_utils.checks import nb02_no_grad_vs_detach as checks
 
 
 def evaluate(model, batches):
@@ -24,7 +24,7 @@ def freeze_body(model):
 
 
 def run_checks():
-    return [no_grad.check_evaluation(evaluate), no_grad.check_frozen_body(freeze_body)]
+    return [checks.check_evaluation(evaluate), checks.check_frozen_body(freeze_body)]
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Run ``python solutions/03_trapezoid_integration.py`` to see the checkers' verdic
 """
 import torch
 
-from course_utils.checks import integration
+from course_utils.checks import nb03_trapezoid_integration as checks
 from course_utils.integrate import trapezoid_in_chunks
 
 def choose():
@@ -22,7 +22,7 @@ def integral_within_budget(net, x, budget_bytes):
 
 
 def run_checks():
-    return [integration.check_scenarios(choose), integration.check_budget(integral_within_budget)]
+    return [checks.check_scenarios(choose), checks.check_budget(integral_within_budget)]
 
 
 if __name__ == "__main__":

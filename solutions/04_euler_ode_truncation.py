@@ -2,7 +2,7 @@
 
 Run ``python solutions/04_euler_ode_truncation.py`` to see the checkers' verdicts.
 """
-from course_utils.checks import euler
+from course_utils.checks import nb04_euler_ode_truncation as checks
 
 
 def euler_step(field, x, dt):
@@ -18,7 +18,7 @@ def choose_window():
 
 
 def run_checks():
-    return [euler.check_detach(euler_step), euler.check_window(choose_window)]
+    return [checks.check_detach(euler_step), checks.check_window(choose_window)]
 
 
 if __name__ == "__main__":

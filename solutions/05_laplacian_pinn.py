@@ -5,7 +5,7 @@ Run ``python solutions/05_laplacian_pinn.py`` to see the checkers' verdicts.
 import torch
 
 from course_utils import laplacians, pinn
-from course_utils.checks import pinn as checks
+from course_utils.checks import nb05_laplacian_pinn as checks
 
 
 def fixed_loop(model, optimizer, steps, grid):

@@ -6,6 +6,8 @@ import pytest
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
+from course_utils.checks import ExerciseFailed
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -44,3 +46,21 @@ def nothing_installed():
     """A check that no meter left its dispatch mode or saved-tensor hooks behind."""
     return lambda: (_get_current_dispatch_mode() is None
                     and torch._C._autograd._top_saved_tensors_default_hooks(False) is None)
+
+
+@pytest.fixture
+def unsolved():
+    """An exercise answer as the committed notebook holds it: ``raise NotImplementedError``."""
+    def answer(*args):
+        raise NotImplementedError
+    return answer
+
+
+@pytest.fixture
+def failure():
+    """``failure(checker, answer)``: the message the checker fails with (the test fails if it passes)."""
+    def run(checker, answer):
+        with pytest.raises(ExerciseFailed) as caught:
+            checker(answer)
+        return str(caught.value)
+    return run

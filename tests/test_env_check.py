@@ -1,9 +1,10 @@
 """course_utils.check_env and `python -m course_utils check`."""
 import os
-import pathlib
 import shutil
 import subprocess
 import sys
+
+import torch
 
 import course_utils
 
@@ -14,8 +15,6 @@ def test_check_env_reports_every_need():
     assert names == ["python", "torch", "jupyterlab", "ipywidgets", "matplotlib", "torchviz", "dot", "nbval"]
     assert report.ok, str(report)
     assert all(need.version for need in report.needs), str(report)
-    import torch
-
     expected = "CUDA usable" if torch.cuda.is_available() else ("CUDA not usable" + ("" if torch.version.cuda else ": CPU build"))
     assert report["torch"].detail.startswith(expected), report["torch"].detail
 

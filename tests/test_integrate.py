@@ -91,39 +91,3 @@ def test_same_seed_same_weights_and_global_rng_untouched():
     assert torch.equal(torch.random.get_rng_state(), before)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
     assert not torch.equal(ScalarNet(8, seed=2).layers[0].weight, a.layers[0].weight)
-
-
-def test_scenario_checker_explains_a_wrong_choice():
-    from course_utils.checks import integration
-    from course_utils.checks import ExerciseFailed
-
-    with pytest.raises(ExerciseFailed, match="density: the normaliser depends on theta"):
-        integration.check_scenarios(lambda: {"report": "no_grad", "density": "no_grad", "teacher": "no_grad"})
-    with pytest.raises(ExerciseFailed, match="'no_grad' or 'grad'"):
-        integration.check_scenarios(lambda: {"report": "off", "density": "grad", "teacher": "no_grad"})
-
-
-def _chunked(chunk):
-    def integral(net, x, budget_bytes):
-        with torch.no_grad():
-            return trapezoid_in_chunks(net, x, chunk)
-    return integral
-
-
-def _split_without_overlap(net, x, budget_bytes):
-    with torch.no_grad():
-        return sum(torch.trapezoid(net(nodes), nodes) for nodes in x.split(300))
-
-
-@pytest.mark.parametrize("answer,complaint", [
-    (lambda net, x, budget: trapezoid_in_chunks(net, x, 100), "saved .* for backward"),        # no no_grad
-    (_chunked(20_000), "> budget"),                                                            # one big chunk
-    (_chunked(10), "network calls"),                                                           # tiny chunks
-    (_split_without_overlap, "trapezoid rule over all"),                                       # gaps between chunks
-])
-def test_budget_checker_rejects_wrong_answers(answer, complaint):
-    from course_utils.checks import integration
-    from course_utils.checks import ExerciseFailed
-
-    with pytest.raises(ExerciseFailed, match=complaint):
-        integration.check_budget(answer)

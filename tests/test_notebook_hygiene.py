@@ -3,6 +3,7 @@ import json
 import re
 
 import pytest
+from conftest import ROOT
 
 KERNEL = "autograd-memory-lab"
 
@@ -15,7 +16,7 @@ def test_there_are_notebooks(root):
     assert (root / "notebooks" / "00_start_here.ipynb").exists()
 
 
-@pytest.mark.parametrize("name", [p.name for p in sorted(__import__("pathlib").Path(__file__).resolve().parents[1].joinpath("notebooks").glob("*.ipynb"))])
+@pytest.mark.parametrize("name", [p.name for p in notebooks(ROOT)])
 def test_notebook_is_clean_and_uses_course_kernel(root, name):
     nb = json.loads((root / "notebooks" / name).read_text())
     dirty = [i for i, cell in enumerate(nb["cells"])

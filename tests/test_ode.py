@@ -108,26 +108,3 @@ def test_checkpointed_gradient_is_exact_and_holds_less(segment):
     assert field.calls == 2 * len(targets), "each step runs once forward and once more in backward"
     if segment < len(targets):
         assert live.peak < full_live.peak
-
-
-@pytest.mark.parametrize("step,complaint", [
-    (lambda field, x, dt: x + dt * field(x), "second time"),                        # no detach
-    (lambda field, x, dt: x + dt * field(x.detach()), "second time"),               # the skip term still chains
-    (lambda field, x, dt: (x + dt * field(x)).detach(), "does not depend"),         # detached output: nothing trains
-])
-def test_detach_checker_explains_misplaced_detach(step, complaint):
-    from course_utils.checks import ExerciseFailed, euler as checks
-
-    with pytest.raises(ExerciseFailed, match=complaint):
-        checks.check_detach(step)
-
-
-def test_window_checker_wants_the_largest_fitting_window():
-    from course_utils.checks import ExerciseFailed, euler as checks
-
-    with pytest.raises(ExerciseFailed, match="over the budget"):
-        checks.check_window(lambda: 20)
-    with pytest.raises(ExerciseFailed, match="least bias"):
-        checks.check_window(lambda: 5)
-    with pytest.raises(ExerciseFailed, match="pick one of"):
-        checks.check_window(lambda: 7)

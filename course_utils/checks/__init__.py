@@ -1,10 +1,13 @@
 """Exercise checkers: each says *why* an answer is wrong, not just that it is.
 
-One module per notebook (``course_utils.checks.lifecycle`` for 01, ``no_grad`` for 02,
-``integration`` for 03, ``euler`` for 04, ``pinn`` for 05). Every checker is built on :func:`exercise`:
+One module per notebook, named after it: ``checks.nb01_graph_lifecycle`` holds the checkers of
+``notebooks/01_graph_lifecycle.ipynb`` and ``tests/checks/test_nb01_graph_lifecycle.py`` tests them (the same
+for 02 to 05). Every checker is built on :func:`exercise`:
 
 * the learner's code still raises ``NotImplementedError`` -> "not attempted yet" (the notebook runs on);
-* a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message explains the mistake;
+* a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message starts with
+  ``[FAIL] <title>:`` and explains the mistake; checkers fail only through :func:`fail` (or
+  :func:`expect`, which calls it), so that every failure carries that prefix;
 * a right answer -> a short confirmation, usually with the number that proved it.
 
 >>> @exercise("Double it")
@@ -19,8 +22,12 @@ One module per notebook (``course_utils.checks.lifecycle`` for 01, ``no_grad`` f
 'passed'
 """
 import functools
+import importlib
 import os
 from dataclasses import dataclass
+from typing import NoReturn
+
+__all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS"]
 
 
 class ExerciseFailed(AssertionError):
@@ -45,10 +52,15 @@ class ExerciseResult:
         p.text(str(self))
 
 
-def expect(condition, explanation):
-    """Fail the current exercise with ``explanation`` unless ``condition`` holds."""
+def fail(explanation: str) -> NoReturn:
+    """Fail the current exercise: ``explanation`` says what is wrong and what to do next."""
+    raise ExerciseFailed(explanation)
+
+
+def expect(condition: object, explanation: str) -> None:
+    """:func:`fail` with ``explanation`` unless ``condition`` holds."""
     if not condition:
-        raise ExerciseFailed(explanation)
+        fail(explanation)
 
 
 def _is_placeholder(error):
@@ -82,10 +94,12 @@ def exercise(title):
     return wrap
 
 
+NOTEBOOK_CHECKERS = ("nb01_graph_lifecycle", "nb02_no_grad_vs_detach", "nb03_trapezoid_integration",
+                     "nb04_euler_ode_truncation", "nb05_laplacian_pinn")
+
+
 def __getattr__(name):
     # checks.<notebook module> is imported on first use
-    import importlib
-
-    if name in {"lifecycle", "no_grad", "integration", "euler", "pinn"}:
+    if name in NOTEBOOK_CHECKERS:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,10 +18,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from conftest import ROOT
+
 from course_utils import format_bytes
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 NOTEBOOK = "live_gauge.ipynb"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

@@ -1,6 +1,6 @@
 """Checkers for notebook 02, no_grad vs detach: an evaluation loop that saves nothing, a frozen body.
 
-Both exercises run on the fixed problem :func:`~course_utils.checks.lifecycle.mlp_problem` builds,
+Both exercises run on the fixed problem :func:`~course_utils.models.mlp_problem` builds,
 so that the notebook and the checker see the same model and data.
 
 >>> def evaluate(model, batches):
@@ -15,9 +15,9 @@ import torch
 import torch.nn.functional as F
 
 from ..meters import GraphMemory
+from ..models import mlp_problem
 from ..units import format_bytes
 from . import exercise, expect
-from .lifecycle import mlp_problem
 
 
 @exercise("Make the evaluation loop save nothing")

@@ -16,7 +16,8 @@ import torch
 from ..meters import GraphMemory, LiveTensors
 from ..trace import NotFlatError, Trace
 from ..units import format_bytes
-from . import exercise, expect
+from ..models import mlp_problem
+from . import exercise, expect, fail
 
 ANSWERS = ("input", "output", "both", "nothing")
 
@@ -71,20 +72,6 @@ def check_saved_prediction(predict):
     return f"all {len(OPS)} right: an op keeps whatever its derivative is written with, and nothing else."
 
 
-def mlp_problem(seed=0, width=64, batch=512, n_batches=4):
-    """``(model, batches)``: a 2 -> width -> width -> 1 tanh MLP (``model[-1]`` is the head, the rest
-    the body) and ``n_batches`` batches ``(x, y)`` of ``y = sin(x0) * cos(x1)``, all from ``seed``."""
-    generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    model = torch.nn.Sequential(torch.nn.Linear(2, width), torch.nn.Tanh(), torch.nn.Linear(width, width),
-                                torch.nn.Tanh(), torch.nn.Linear(width, 1))
-    batches = []
-    for _ in range(n_batches):
-        x = torch.rand(batch, 2, generator=generator) * 6 - 3
-        batches.append((x, x[:, :1].sin() * x[:, 1:].cos()))
-    return model, batches
-
-
 def training_problem(seed=0):
     """The leak exercise's fixed problem: ``(model, optimizer, train_batch, val_batch)``, plain SGD."""
     model, (train_batch, val_batch) = mlp_problem(seed, batch=256, n_batches=2)
@@ -121,9 +108,9 @@ def check_leak_fixed(step, steps=6):
                                           "validation loss per step")
             entry = history[-1]
             if isinstance(entry, torch.Tensor) and entry.grad_fn is not None:
-                expect(False, f"history[{i}] is a tensor with a graph ({entry.grad_fn.name()}): it keeps this step's "
-                              f"whole validation graph alive ({format_bytes(graph.bytes)} saved so far). "
-                              "Store val_loss.item(), a plain float.")
+                fail(f"history[{i}] is a tensor with a graph ({entry.grad_fn.name()}): it keeps this step's "
+                     f"whole validation graph alive ({format_bytes(graph.bytes)} saved so far). "
+                     "Store val_loss.item(), a plain float.")
             expect(graph.bytes == 0, f"after step {i} autograd still holds {format_bytes(graph.bytes)} of saved tensors: "
                                      "something keeps a graph alive between steps (an entry, or a variable you kept).")
             kept = sum(t.untyped_storage().nbytes() for t in history if isinstance(t, torch.Tensor))
@@ -131,7 +118,7 @@ def check_leak_fixed(step, steps=6):
     try:
         trace.assert_flat("live")
     except NotFlatError as not_flat:
-        expect(False, f"live memory grows from step to step: {not_flat}")
+        fail(f"live memory grows from step to step: {not_flat}")
     changed = any(not torch.equal(p, start[name]) for name, p in model.state_dict().items())
     expect(changed, "the parameters did not change: your step must still train (loss.backward(), optimizer.step()); "
                     "only the monitoring should stop recording")

@@ -1,0 +1,42 @@
+"""course_utils.checks' machinery that every notebook's checkers share: three outcomes, one way to fail."""
+import pytest
+import torch
+
+from course_utils.checks import ExerciseFailed, exercise, expect, fail
+
+
+@exercise("Double it")
+def check_double(double):
+    expect(callable(double), "pass the function itself, not its result")
+    if double(2) != 4:
+        fail(f"double(2) should be 4, got {double(2)}")
+    return "double(2) == 4"
+
+
+def test_every_failure_carries_the_title_and_the_explanation():
+    with pytest.raises(ExerciseFailed) as caught:
+        check_double(lambda x: x + 1)
+    assert str(caught.value) == "[FAIL] Double it: double(2) should be 4, got 3"
+    with pytest.raises(ExerciseFailed, match=r"^\[FAIL\] Double it: pass the function itself"):
+        check_double(4)
+
+
+def test_a_right_answer_passes_and_an_unsolved_one_is_not_attempted(unsolved):
+    assert str(check_double(lambda x: 2 * x)) == "[PASS] Double it: double(2) == 4"
+    assert check_double(unsolved).status == "not attempted"
+
+
+def test_a_not_implemented_error_from_torch_is_not_mistaken_for_an_unsolved_exercise():
+    @exercise("sparse view")
+    def check(fn):
+        fn()
+
+    def learner_answer():
+        torch.sparse_coo_tensor(torch.tensor([[0]]), torch.tensor([1.0]), (2,), check_invariants=True).view(2)
+
+    def unsolved():
+        raise NotImplementedError
+
+    assert check(unsolved).status == "not attempted"
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::view'"):
+        check(learner_answer)

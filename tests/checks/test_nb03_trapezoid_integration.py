@@ -1,0 +1,38 @@
+"""The checkers of notebook 03 (course_utils.checks.nb03_trapezoid_integration) reject the classic mistakes
+with the right explanation."""
+import pytest
+import torch
+
+from course_utils.checks import ExerciseFailed
+from course_utils.checks import nb03_trapezoid_integration as checks
+from course_utils.integrate import trapezoid_in_chunks
+
+
+def test_scenario_checker_explains_a_wrong_choice():
+    with pytest.raises(ExerciseFailed, match="density: the normaliser depends on theta"):
+        checks.check_scenarios(lambda: {"report": "no_grad", "density": "no_grad", "teacher": "no_grad"})
+    with pytest.raises(ExerciseFailed, match="'no_grad' or 'grad'"):
+        checks.check_scenarios(lambda: {"report": "off", "density": "grad", "teacher": "no_grad"})
+
+
+def _chunked(chunk):
+    def integral(net, x, budget_bytes):
+        with torch.no_grad():
+            return trapezoid_in_chunks(net, x, chunk)
+    return integral
+
+
+def _split_without_overlap(net, x, budget_bytes):
+    with torch.no_grad():
+        return sum(torch.trapezoid(net(nodes), nodes) for nodes in x.split(300))
+
+
+@pytest.mark.parametrize("answer,complaint", [
+    (lambda net, x, budget: trapezoid_in_chunks(net, x, 100), "saved .* for backward"),        # no no_grad
+    (_chunked(20_000), "> budget"),                                                            # one big chunk
+    (_chunked(10), "network calls"),                                                           # tiny chunks
+    (_split_without_overlap, "trapezoid rule over all"),                                       # gaps between chunks
+])
+def test_budget_checker_rejects_wrong_answers(answer, complaint):
+    with pytest.raises(ExerciseFailed, match=complaint):
+        checks.check_budget(answer)

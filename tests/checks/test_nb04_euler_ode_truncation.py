@@ -1,0 +1,39 @@
+"""The checkers of notebook 04 (course_utils.checks.nb04_euler_ode_truncation) explain a misplaced detach()
+and a window that does not fit, every failure with the "[FAIL] title:" prefix."""
+import pytest
+
+from course_utils.checks import ExerciseFailed
+from course_utils.checks import nb04_euler_ode_truncation as checks
+
+
+@pytest.mark.parametrize("step,complaint", [
+    (lambda field, x, dt: x + dt * field(x), "second time"),                        # no detach
+    (lambda field, x, dt: x + dt * field(x.detach()), "second time"),               # the skip term still chains
+    (lambda field, x, dt: (x + dt * field(x)).detach(), "does not depend"),         # detached output: nothing trains
+])
+def test_detach_checker_explains_misplaced_detach(step, complaint):
+    with pytest.raises(ExerciseFailed, match=complaint):
+        checks.check_detach(step)
+
+
+def test_window_checker_wants_the_largest_fitting_window():
+    with pytest.raises(ExerciseFailed, match="over the budget"):
+        checks.check_window(lambda: 20)
+    with pytest.raises(ExerciseFailed, match="least bias"):
+        checks.check_window(lambda: 5)
+    with pytest.raises(ExerciseFailed, match="pick one of"):
+        checks.check_window(lambda: 7)
+
+
+def test_a_graph_that_grows_across_steps_fails_with_the_checkers_prefix():
+    """The path that once raised a bare AssertionError (no "[FAIL] title:"): now it goes through fail()."""
+    kept = []
+
+    def step_keeping_a_graph_per_step(field, x, dt):
+        x = x.detach()
+        kept.append(field(x))  # "for plotting later": a graph no backward() will ever free
+        return x + dt * field(x)
+
+    with pytest.raises(ExerciseFailed) as caught:
+        checks.check_detach(step_keeping_a_graph_per_step)
+    assert str(caught.value).startswith("[FAIL] Place the detach(): graph memory grew across steps")
