@@ -23,6 +23,7 @@ _PUBLIC = {
     "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
     "Trace": "trace", "NotFlatError": "trace",
     "format_bytes": "units",
+    "Table": "tables",
     "pick_device": "devices",
     "run_selftest": "selftest",
     "time_call": "measurement",

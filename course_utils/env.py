@@ -14,6 +14,10 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from .tables import ShowsAsText, Table
+
+__all__ = ["check_env", "EnvReport", "Need"]
+
 SETUP = "make setup   (or: pip install -e '.[test]')"
 GRAPHVIZ_INSTALL = ("Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | "
                     "conda: conda install -c conda-forge graphviz")
@@ -30,43 +34,37 @@ class Need:
     fix: str = ""
     required: bool = True
 
-    def line(self):
-        mark = "[OK]  " if self.ok else ("[FAIL]" if self.required else "[WARN]")
-        text = f"{mark} {self.name:<12} {self.version}"
-        if self.detail:
-            text += f"  ({self.detail})"
-        if not self.ok and self.fix:
-            text += f"\n       fix: {self.fix}"
-        return text
+    @property
+    def mark(self) -> str:
+        return "[OK]" if self.ok else ("[FAIL]" if self.required else "[WARN]")
 
 
 @dataclass
-class EnvReport:
+class EnvReport(ShowsAsText):
     """The whole check. ``ok`` is False when any required need failed."""
 
     needs: list = field(default_factory=list)
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return all(n.ok for n in self.needs if n.required)
 
     @property
-    def failed(self):
+    def failed(self) -> list:
         return [n for n in self.needs if not n.ok]
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> Need:
         for need in self.needs:
             if need.name == name:
                 return need
         raise KeyError(name)
 
     def __str__(self):
-        lines = [n.line() for n in self.needs]
-        lines.append("All set." if self.ok else f"{len([n for n in self.failed if n.required])} required item(s) missing: see 'fix' above.")
-        return "\n".join(lines)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
+        fixes = [f"fix {n.name}: {n.fix}" for n in self.failed if n.fix]
+        missing = len([n for n in self.failed if n.required])
+        verdict = "All set." if self.ok else f"{missing} required item(s) missing: see 'fix' above."
+        rows = [(n.mark, n.name, n.version, n.detail) for n in self.needs]
+        return str(Table(("", "need", "version", "detail"), rows, caption="\n".join(fixes + [verdict])))
 
 
 def _python():
@@ -116,7 +114,7 @@ def _dot():
     return Need("dot", True, version, path)
 
 
-def check_env(verbose=True):
+def check_env(verbose: bool = True) -> EnvReport:
     """Check Python, torch (and CUDA/MPS), JupyterLab, ipywidgets, matplotlib, torchviz, `dot` and nbval.
 
     Prints the table when ``verbose`` and returns an :class:`EnvReport` either way.

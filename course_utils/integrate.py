@@ -18,7 +18,6 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from .models import TanhMLP
-from .trace import least_squares_slope
 
 A, B = 0.0, math.pi
 EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
@@ -32,15 +31,6 @@ def integrand(x):
 def grid(points, device=None, dtype=torch.float32):
     """``points`` equally spaced nodes on ``[0, pi]``, ends included."""
     return torch.linspace(A, B, points, device=device, dtype=dtype)
-
-
-def convergence_order(step_sizes, errors):
-    """Least-squares slope of ``log(error)`` against ``log(step size)``: the ``p`` in ``error ~ h**p``.
-
-    >>> round(convergence_order([0.1, 0.05, 0.025], [1e-2, 2.5e-3, 6.25e-4]), 6)
-    2.0
-    """
-    return least_squares_slope([math.log(h) for h in step_sizes], [math.log(e) for e in errors])
 
 
 class ScalarNet(TanhMLP):

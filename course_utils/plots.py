@@ -16,6 +16,8 @@ step, and fonts are large enough for a projector.
 from .gauges import METERS
 from .units import format_bytes
 
+__all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes"]
+
 FONT = {"title": 15, "label": 13, "ticks": 11, "legend": 12}
 
 
@@ -86,3 +88,36 @@ def compare_traces(traces, meters=None, title="Leaky vs fixed"):
         _bytes_axis(ax)
     fig.tight_layout()
     return fig
+
+
+def log_axis(ax, label=format_bytes) -> None:
+    """A log y axis with ticks at 1, 2, 5 x 10^k, labelled by ``label`` (sizes in bytes by default):
+    for values that differ by orders of magnitude, e.g. the methods of notebook 05."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: label(value)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def log_bytes(figure, steps: int) -> None:
+    """Put a :func:`compare_traces` figure on log byte axes over its first ``steps`` steps, legends beside
+    the panels: notebook 05's leaks differ by a factor of 600, which a linear axis flattens to zero.
+
+    >>> from course_utils import Trace
+    >>> small, big = Trace("small"), Trace("big")
+    >>> for step in range(3):
+    ...     small.record(step, live=1000 + step)
+    ...     big.record(step, live=600_000 * (step + 1))
+    >>> figure = compare_traces({"small": small, "big": big}, meters=["live"])
+    >>> log_bytes(figure, steps=3)
+    >>> figure.axes[0].get_yscale()
+    'log'
+    """
+    figure.set_size_inches(11, 4.5)
+    for ax in figure.axes:
+        log_axis(ax)
+        ax.set_xlim(-0.5, steps)
+        ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1))
+    figure.tight_layout()

@@ -11,12 +11,16 @@ import datetime
 import gc
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Optional
 
 import torch
 
 from .devices import device_name, pick_device
 from .meters import run_metered
+from .tables import Table
 from .units import format_bytes
+
+__all__ = ["run_selftest", "SelftestResult", "ScenarioResult"]
 
 MiB = 2**20
 
@@ -75,9 +79,9 @@ class ScenarioResult:
     peak: int
     held: int
     leftover: int
-    saved: int = None
-    device_held: int = None
-    device_peak: int = None
+    saved: Optional[int] = None  # None: torch.func refuses the graph meter
+    device_held: Optional[int] = None  # None: the device has no allocator counters (CPU)
+    device_peak: Optional[int] = None
     problems: list = field(default_factory=list)
 
 
@@ -93,8 +97,22 @@ class SelftestResult:
     def ok(self):
         return all(not s.problems for s in self.scenarios)
 
-    def to_json(self):
+    def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
+
+    def table(self) -> Table:
+        """One row per scenario: the meters' bytes, the device's where it has counters, and any problem."""
+        cuda = any(s.device_held is not None for s in self.scenarios)
+        header = ("scenario", "peak", "held", "saved", "leftover") + (("cuda held", "cuda peak") if cuda else ()) + ("",)
+        rows = []
+        for s in self.scenarios:
+            row = [s.name, format_bytes(s.peak), format_bytes(s.held),
+                   "n/a" if s.saved is None else format_bytes(s.saved), format_bytes(s.leftover)]
+            if cuda:
+                row += [format_bytes(s.device_held), format_bytes(s.device_peak)]
+            rows.append(row + ["FAIL: " + "; ".join(s.problems) if s.problems else ""])
+        verdict = "all scenarios agree" if self.ok else "SELFTEST FAILED"
+        return Table(header, rows, align="l" + "r" * (len(header) - 2) + "l", caption=verdict)
 
 
 def _agree(meter, counter):
@@ -144,17 +162,7 @@ def run_selftest(device=None, n=2048, json_path=None, verbose=True):
     result = SelftestResult(str(device), name, torch.__version__, datetime.date.today().isoformat(), rows)
     if verbose:
         print(f"selftest on {device} ({name}), torch {torch.__version__}, N={n}")
-        header = f"{'scenario':<28}{'peak':>11}{'held':>11}{'saved':>11}{'leftover':>11}"
-        if device.type == "cuda":
-            header += f"{'cuda held':>11}{'cuda peak':>11}"
-        print(header)
-        for r in rows:
-            line = (f"{r.name:<28}{format_bytes(r.peak):>11}{format_bytes(r.held):>11}"
-                    f"{format_bytes(r.saved) if r.saved is not None else 'n/a':>11}{format_bytes(r.leftover):>11}")
-            if r.device_held is not None:
-                line += f"{format_bytes(r.device_held):>11}{format_bytes(r.device_peak):>11}"
-            print(line + ("" if not r.problems else "   FAIL: " + "; ".join(r.problems)))
-        print("all scenarios agree" if result.ok else "SELFTEST FAILED")
+        print(result.table())
     if json_path:
         with open(json_path, "w") as out:
             out.write(result.to_json() + "\n")

@@ -12,6 +12,7 @@
 import json
 import math
 
+from .tables import Table
 from .units import format_bytes
 
 
@@ -28,6 +29,16 @@ def least_squares_slope(xs, ys):
     if var == 0:
         return 0.0
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / var
+
+
+def convergence_order(step_sizes, errors):
+    """Least-squares slope of ``log(error)`` against ``log(step size)``: the ``p`` in ``error ~ h**p``
+    (notebooks 03 and 04 measure the trapezoid rule's 2 and Euler's 1).
+
+    >>> round(convergence_order([0.1, 0.05, 0.025], [1e-2, 2.5e-3, 6.25e-4]), 6)
+    2.0
+    """
+    return least_squares_slope([math.log(h) for h in step_sizes], [math.log(e) for e in errors])
 
 
 class NotFlatError(AssertionError):
@@ -111,15 +122,25 @@ class Trace:
     def from_json(cls, text):
         return cls.from_dict(json.loads(text))
 
-    def summary(self):
-        """One line per meter: last value, peak and growth per step."""
-        lines = [f"Trace {self.name!r}: {len(self)} samples"]
+    def summary(self) -> Table:
+        """One row per meter: last value, peak and growth per step.
+
+        >>> trace = Trace("loop")
+        >>> for step in range(3):
+        ...     trace.record(step, live=1000 * (step + 1))
+        >>> print(trace.summary())
+        meter     last     peak  growth / step
+        live   3.00 kB  3.00 kB       +1.00 kB
+        Trace 'loop': 3 samples
+        """
+        rows = []
         for name in self.values:
             _, values = self.series(name)
             if values:
-                lines.append(f"  {name:<14} last {format_bytes(values[-1]):>10}  peak {format_bytes(max(values)):>10}  "
-                             f"growth {format_bytes(self.growth_per_step(name), signed=True):>10}/step")
-        return "\n".join(lines)
+                rows.append((name, format_bytes(values[-1]), format_bytes(max(values)),
+                             format_bytes(self.growth_per_step(name), signed=True)))
+        return Table(("meter", "last", "peak", "growth / step"), rows, align="lrrr",
+                     caption=f"Trace {self.name!r}: {len(self)} samples")
 
     def __repr__(self):
         return f"<Trace {self.name!r}: {len(self)} samples of {', '.join(self.values) or 'nothing'}>"

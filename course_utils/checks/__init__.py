@@ -27,6 +27,8 @@ import os
 from dataclasses import dataclass
 from typing import NoReturn
 
+from ..tables import ShowsAsText
+
 __all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS"]
 
 
@@ -35,7 +37,7 @@ class ExerciseFailed(AssertionError):
 
 
 @dataclass
-class ExerciseResult:
+class ExerciseResult(ShowsAsText):
     title: str
     status: str  # "passed" or "not attempted"
     detail: str = ""
@@ -47,9 +49,6 @@ class ExerciseResult:
     def __str__(self):
         mark = {"passed": "[PASS]", "not attempted": "[TODO]"}[self.status]
         return f"{mark} {self.title}: {self.detail}"
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
 
 def fail(explanation: str) -> NoReturn:

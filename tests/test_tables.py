@@ -1,0 +1,41 @@
+"""course_utils.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged table."""
+import pytest
+
+from course_utils import EnvReport, Table
+from course_utils.checks import ExerciseResult
+from course_utils.tables import ShowsAsText
+
+
+def test_text_columns_align_left_or_right():
+    table = Table(("name", "bytes"), [("a", "1 B"), ("longer", "10.0 kB")], align="lr")
+    assert str(table).splitlines() == ["name      bytes", "a           1 B", "longer  10.0 kB"]
+
+
+def test_markdown_escapes_pipes_so_a_cell_stays_one_cell():
+    markdown = Table(("advice",), [("a | b",)])._repr_markdown_()
+    assert markdown.splitlines()[-1] == "| a \\| b |"
+
+
+@pytest.mark.parametrize("rows, align, hint", [
+    ([("only one cell",)], None, "every row needs 2 cells"),
+    ([], "lc", "one 'l' or 'r' per column"),
+])
+def test_a_malformed_table_says_what_to_fix(rows, align, hint):
+    with pytest.raises(ValueError, match=hint):
+        Table(("a", "b"), rows, align=align)
+
+
+class _Printer:
+    def __init__(self):
+        self.written = ""
+
+    def text(self, text):
+        self.written += text
+
+
+@pytest.mark.parametrize("shown", [Table(("a",), [("1",)]), EnvReport([]), ExerciseResult("title", "passed", "ok")])
+def test_ipython_shows_the_text_form(shown):
+    assert isinstance(shown, ShowsAsText)
+    printer = _Printer()
+    shown._repr_pretty_(printer, cycle=False)
+    assert printer.written == str(shown)
