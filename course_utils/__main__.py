@@ -1,9 +1,12 @@
 """Command line: ``python -m course_utils check`` and ``python -m course_utils selftest [--device cpu|cuda]``."""
 import argparse
 import sys
+from typing import Optional
+
+__all__ = ["main"]
 
 
-def main(argv=None):
+def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course_utils", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="print [OK]/[FAIL] for everything the course needs")

@@ -11,10 +11,8 @@
 2 True
 """
 from .meters import LiveTensors
+from .trace import LEAK_HINT as DEFAULT_HINT
 from .units import format_bytes
-
-DEFAULT_HINT = ("Something keeps tensors alive across steps: a loss kept as a tensor, an output stored "
-                "without .detach(), or a graph kept by retain_graph=True.")
 
 
 class MemoryBudgetExceeded(RuntimeError):

@@ -1,11 +1,14 @@
 """Pick the device the course's code runs on, so every notebook runs on CPU, CUDA or MPS unchanged."""
 import pathlib
 import platform
+from typing import Optional
 
 import torch
 
+__all__ = ["pick_device", "device_name"]
 
-def pick_device(prefer=None):
+
+def pick_device(prefer: Optional[str] = None) -> torch.device:
     """Return ``torch.device`` for ``prefer`` ("cpu", "cuda", "mps") or the best one available.
 
     >>> pick_device("cpu")
@@ -31,7 +34,7 @@ def pick_device(prefer=None):
     return device
 
 
-def device_name(device):
+def device_name(device) -> str:
     """A readable name for reference data: the GPU's name, or the CPU's model (from /proc/cpuinfo where there is one).
 
     >>> isinstance(device_name(torch.device("cpu")), str)

@@ -13,22 +13,25 @@ True
 204800000
 """
 import math
+from typing import Callable
 
 import torch
 from torch.utils.checkpoint import checkpoint
 
 from .models import TanhMLP
 
+__all__ = ["EXACT_INTEGRAL", "integrand", "grid", "ScalarNet", "activation_bytes", "trapezoid_in_chunks"]
+
 A, B = 0.0, math.pi
 EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
 
 
-def integrand(x):
+def integrand(x: torch.Tensor) -> torch.Tensor:
     """``f(x) = x**2 + sin(x)``, the notebook's function with a known integral."""
     return x ** 2 + torch.sin(x)
 
 
-def grid(points, device=None, dtype=torch.float32):
+def grid(points: int, device=None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """``points`` equally spaced nodes on ``[0, pi]``, ends included."""
     return torch.linspace(A, B, points, device=device, dtype=dtype)
 
@@ -42,21 +45,21 @@ class ScalarNet(TanhMLP):
     torch.Size([5])
     """
 
-    def __init__(self, width=64, hidden_layers=1, seed=0):
+    def __init__(self, width: int = 64, hidden_layers: int = 1, seed: int = 0):
         super().__init__(1, 1, width=width, hidden_layers=hidden_layers, seed=seed)
 
     def forward(self, x):
         return super().forward(x.unsqueeze(-1)).squeeze(-1)
 
 
-def activation_bytes(points, width, hidden_layers=1, dtype=torch.float32):
+def activation_bytes(points: int, width: int, hidden_layers: int = 1, dtype: torch.dtype = torch.float32) -> int:
     """Bytes the graph of ``trapezoid(ScalarNet(width, hidden_layers)(x), x)`` saves that grow with
     the points: one ``points x width`` tanh output per hidden layer (the next ``Linear`` saves the
     same tensor, so it counts once)."""
     return points * width * hidden_layers * torch.empty((), dtype=dtype).element_size()
 
 
-def trapezoid_in_chunks(f, x, chunk_size, use_checkpoint=False):
+def trapezoid_in_chunks(f: Callable, x: torch.Tensor, chunk_size: int, use_checkpoint: bool = False) -> torch.Tensor:
     """The trapezoid integral of ``f`` over the nodes ``x``, evaluated ``chunk_size`` intervals at a time.
 
     Neighbouring chunks share their boundary node, so the sum of the pieces is the full trapezoid

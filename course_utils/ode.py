@@ -17,6 +17,7 @@ True
 True
 """
 import math
+from typing import Callable
 
 import torch
 from torch.utils.checkpoint import checkpoint
@@ -24,22 +25,24 @@ from torch.utils.checkpoint import checkpoint
 from .models import TanhMLP
 from .meters import GraphMemory
 
+__all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss", "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff"]
+
 ROTATION = torch.tensor([[0.0, 1.0], [-1.0, 0.0]])  # harmonic oscillator: position' = velocity, velocity' = -position
 
 
-def harmonic_oscillator(x):
+def harmonic_oscillator(x: torch.Tensor) -> torch.Tensor:
     """The field ``(position, velocity) -> (velocity, -position)`` of a unit harmonic oscillator."""
     return x @ ROTATION.to(x).T
 
 
-def harmonic_solution(x0, t):
+def harmonic_solution(x0: torch.Tensor, t) -> torch.Tensor:
     """Exact state at time ``t`` starting from ``x0``: a rotation by angle ``t``."""
     c, s = math.cos(t), math.sin(t)
     position, velocity = x0[..., 0], x0[..., 1]
     return torch.stack([c * position + s * velocity, -s * position + c * velocity], dim=-1)
 
 
-def euler(field, x0, dt, steps, detach=False):
+def euler(field: Callable, x0: torch.Tensor, dt: float, steps: int, detach: bool = False) -> list:
     """The Euler trajectory ``[x0, x1, ..., x_steps]``. ``detach=True`` cuts the graph between steps.
 
     >>> x = euler(harmonic_oscillator, torch.tensor([1.0, 0.0]), dt=0.5, steps=2)
@@ -53,7 +56,7 @@ def euler(field, x0, dt, steps, detach=False):
     return states
 
 
-def VectorField(width=64, hidden_layers=1, seed=0):
+def VectorField(width: int = 64, hidden_layers: int = 1, seed: int = 0) -> TanhMLP:
     """A learned field ``f_theta``: a ``2 -> width -> 2`` tanh MLP (:class:`~course_utils.models.TanhMLP`).
 
     Per Euler step with grad, the graph saves the incoming state (``batch x 2``) and the tanh output
@@ -62,12 +65,12 @@ def VectorField(width=64, hidden_layers=1, seed=0):
     return TanhMLP(2, 2, width=width, hidden_layers=hidden_layers, seed=seed)
 
 
-def step_bytes(batch, width, hidden_layers=1, dtype=torch.float32):
+def step_bytes(batch: int, width: int, hidden_layers: int = 1, dtype: torch.dtype = torch.float32) -> int:
     """Bytes one Euler step of :class:`VectorField` saves for backward, once the state has a history."""
     return batch * (2 + width * hidden_layers) * torch.empty((), dtype=dtype).element_size()
 
 
-def make_problem(batch=32, steps=50, dt=0.05, seed=0, device=None):
+def make_problem(batch: int = 32, steps: int = 50, dt: float = 0.05, seed: int = 0, device=None) -> tuple:
     """Start states and per-step targets: the harmonic oscillator's exact trajectory from random starts.
 
     ``targets[k]`` is the true state after ``k + 1`` steps of size ``dt``; the per-step loss is
@@ -79,7 +82,7 @@ def make_problem(batch=32, steps=50, dt=0.05, seed=0, device=None):
     return x0, targets
 
 
-def step_loss(x, target):
+def step_loss(x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return ((x - target) ** 2).mean()
 
 
@@ -89,12 +92,12 @@ def _gradient(field):
     return torch.cat(grads)
 
 
-def full_backprop_gradient(field, x0, targets, dt):
+def full_backprop_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float) -> torch.Tensor:
     """Gradient of the summed per-step losses through every step (one ``backward()`` at the end)."""
     return truncated_gradient(field, x0, targets, dt, window=len(targets))
 
 
-def truncated_gradient(field, x0, targets, dt, window):
+def truncated_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float, window: int) -> torch.Tensor:
     """Truncated backpropagation: ``backward()`` every ``window`` steps, then ``detach()`` the state.
 
     At most ``window`` steps' graphs are alive; gradients that would flow further back are dropped,
@@ -111,7 +114,7 @@ def truncated_gradient(field, x0, targets, dt, window):
     return _gradient(field)
 
 
-def checkpointed_gradient(field, x0, targets, dt, segment):
+def checkpointed_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float, segment: int) -> torch.Tensor:
     """The exact full-backprop gradient, keeping only every ``segment``-th state: each segment runs
     under ``torch.utils.checkpoint`` (non-reentrant) and is recomputed during ``backward()``."""
 
@@ -131,12 +134,12 @@ def checkpointed_gradient(field, x0, targets, dt, segment):
     return _gradient(field)
 
 
-def cosine_similarity(a, b):
+def cosine_similarity(a: torch.Tensor, b: torch.Tensor) -> float:
     """Cosine of the angle between two flat gradients (1.0: same direction)."""
     return torch.nn.functional.cosine_similarity(a, b, dim=0).item()
 
 
-def window_tradeoff(field, x0, targets, dt, windows):
+def window_tradeoff(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float, windows) -> dict:
     """For each truncation window: the peak bytes the graph saved, and the cosine between its gradient
     and full backpropagation's. Returns ``{window: (peak_saved_bytes, cosine)}``.
 

@@ -23,6 +23,7 @@ True
 """
 import gc
 import math
+from typing import Callable, Optional
 
 import torch
 from torch import nn
@@ -38,19 +39,19 @@ SPACE = (0, 1)  # the columns x, y of a point (x, y, t)
 TIME = 2
 
 
-def exact_solution(points, alpha=ALPHA):
+def exact_solution(points: torch.Tensor, alpha: float = ALPHA) -> torch.Tensor:
     """``exp(-2 pi^2 alpha t) sin(pi x) sin(pi y)`` at points ``(N, 3)``; returns shape ``(N,)``."""
     x, y, t = points.unbind(-1)
     return torch.exp(-2 * math.pi ** 2 * alpha * t) * torch.sin(math.pi * x) * torch.sin(math.pi * y)
 
 
-def sample_points(n, seed=0, device=None, dtype=torch.float32):
+def sample_points(n: int, seed: int = 0, device=None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """``n`` collocation points uniform in ``[0,1]^3`` (columns x, y, t), reproducible from ``seed``."""
     generator = torch.Generator().manual_seed(seed)
     return torch.rand(n, 3, generator=generator, dtype=dtype).to(device)
 
 
-def grid_points(n_space=21, n_time=5, device=None, dtype=torch.float32):
+def grid_points(n_space: int = 21, n_time: int = 5, device=None, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """A regular grid (held-out evaluation points): ``n_space**2 * n_time`` rows of (x, y, t)."""
     space = torch.linspace(0, 1, n_space, dtype=dtype)
     times = torch.linspace(0, 1, n_time, dtype=dtype)
@@ -65,7 +66,7 @@ class HeatPINN(nn.Module):
     condition, so the network only has to learn the physics: the loss is the PDE residual alone.
     """
 
-    def __init__(self, width=32, depth=3, seed=0):
+    def __init__(self, width: int = 32, depth: int = 3, seed: int = 0):
         super().__init__()
         self.mlp = TanhMLP(3, width=width, hidden_layers=depth, seed=seed)
 
@@ -74,11 +75,11 @@ class HeatPINN(nn.Module):
         x, y = points[:, 0], points[:, 1]
         return torch.sin(math.pi * x) * torch.sin(math.pi * y)
 
-    def forward(self, points):
+    def forward(self, points: torch.Tensor) -> torch.Tensor:
         t = points[:, TIME:TIME + 1]
         return self._envelope(points).unsqueeze(1) * (1 + t * self.mlp(points))
 
-    def value_gradient_laplacian(self, points, dims):
+    def value_gradient_laplacian(self, points: torch.Tensor, dims) -> tuple:
         """The MLP's forward-mode jet, then the product rule for ``g * s`` with ``s = 1 + t * mlp``."""
         dims = list(dims)
         if TIME in dims:
@@ -101,7 +102,7 @@ class HeatPINN(nn.Module):
 
 # --- the heat-equation loss ----------------------------------------------------------------------
 
-def heat_residual(model, points, alpha=ALPHA, method=laplacian_nested):
+def heat_residual(model: Callable, points: torch.Tensor, alpha: float = ALPHA, method: Callable = laplacian_nested) -> torch.Tensor:
     """``u_t - alpha * laplacian(u)`` at each point, differentiable to the parameters. The last
     column of ``points`` is time, the others are space (x, y for the heat problem; any number for
     a generic MLP)."""
@@ -110,12 +111,13 @@ def heat_residual(model, points, alpha=ALPHA, method=laplacian_nested):
     return gradient[:, -1] - alpha * laplacian
 
 
-def residual_loss(model, points, alpha=ALPHA, method=laplacian_nested):
+def residual_loss(model: Callable, points: torch.Tensor, alpha: float = ALPHA, method: Callable = laplacian_nested) -> torch.Tensor:
     """Mean squared PDE residual: the whole loss for :class:`HeatPINN` (its ansatz fixes the rest)."""
     return heat_residual(model, points, alpha, method).pow(2).mean()
 
 
-def chunked_backward(model, points, chunk_size, alpha=ALPHA, method=laplacian_nested):
+def chunked_backward(model: nn.Module, points: torch.Tensor, chunk_size: int, alpha: float = ALPHA,
+                     method: Callable = laplacian_nested) -> float:
     """``residual_loss(...).backward()`` in chunks of ``chunk_size`` points: each chunk's loss is
     weighted by its share of the points, so the accumulated ``.grad`` equals the unchunked one while
     only one chunk's graph is alive at a time. Returns the loss as a float."""
@@ -128,7 +130,8 @@ def chunked_backward(model, points, chunk_size, alpha=ALPHA, method=laplacian_ne
     return total
 
 
-def train_step(model, optimizer, points, alpha=ALPHA, method=laplacian_forward):
+def train_step(model: nn.Module, optimizer: torch.optim.Optimizer, points: torch.Tensor, alpha: float = ALPHA,
+               method: Callable = laplacian_forward) -> float:
     """One step of the fixed training loop; returns the loss as a float, never the tensor.
 
     Nothing outlives the step but the parameters, their ``.grad`` and the optimizer's state, so
@@ -141,14 +144,15 @@ def train_step(model, optimizer, points, alpha=ALPHA, method=laplacian_forward):
     return loss.item()
 
 
-def relative_l2_error(model, points, alpha=ALPHA):
+def relative_l2_error(model: Callable, points: torch.Tensor, alpha: float = ALPHA) -> float:
     """``||u - u_exact|| / ||u_exact||`` on ``points`` (no graph is built)."""
     with torch.no_grad():
         exact = exact_solution(points, alpha)
         return ((model(points)[:, 0] - exact).norm() / exact.norm()).item()
 
 
-def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=True, mark=None):
+def usual_pattern(model: nn.Module, points: torch.Tensor, alpha: float = ALPHA, detach: bool = True,
+                  last_retain_graph: bool = True, mark: Optional[Callable[[str], None]] = None) -> tuple:
     """The residual as it is often posted with "memory fixes" applied; ``mark(label)`` is called after
     each line so that a meter can read it. Returns ``(u, u_t, residual)``.
 

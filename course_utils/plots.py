@@ -13,8 +13,14 @@
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
 step, and fonts are large enough for a projector.
 """
+from typing import TYPE_CHECKING, Optional
+
 from .gauges import METERS
+from .trace import Trace
 from .units import format_bytes
+
+if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes"]
 
@@ -47,7 +53,7 @@ def _figure(panels, title, width_per_panel, height, vertical=False):
     return fig, list(axes.flat)
 
 
-def plot_trace(trace, meters=None, title=None):
+def plot_trace(trace: Trace, meters: Optional[list] = None, title: Optional[str] = None) -> "Figure":
     """One timeline per meter, stacked, with the growth per step in each legend. Returns the figure."""
     meters = [name for name in (meters or trace.values) if trace.series(name)[0]]
     if not meters:
@@ -64,7 +70,7 @@ def plot_trace(trace, meters=None, title=None):
     return fig
 
 
-def compare_traces(traces, meters=None, title="Leaky vs fixed"):
+def compare_traces(traces: dict, meters: Optional[list] = None, title: str = "Leaky vs fixed") -> "Figure":
     """Runs side by side: one panel per meter, every run drawn in it, its growth per step in the legend.
 
     ``traces``: ``{"leaky": trace_a, "fixed": trace_b}``. ``meters`` defaults to the exact meters

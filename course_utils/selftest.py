@@ -94,7 +94,7 @@ class SelftestResult:
     scenarios: list
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return all(not s.problems for s in self.scenarios)
 
     def to_json(self) -> str:
@@ -152,7 +152,7 @@ def _run_one(fn, device, expect_leftover):
     return row
 
 
-def run_selftest(device=None, n=2048, json_path=None, verbose=True):
+def run_selftest(device=None, n: int = 2048, json_path: Optional[str] = None, verbose: bool = True) -> SelftestResult:
     """Run every scenario on ``device`` and return a :class:`SelftestResult` (``.ok``, ``.to_json()``)."""
     device = pick_device(device)
     scenarios, expect_leftover, history = _scenarios(device, n)

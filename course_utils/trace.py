@@ -11,12 +11,15 @@
 """
 import json
 import math
+from typing import Optional, Sequence
 
 from .tables import Table
 from .units import format_bytes
 
+__all__ = ["Trace", "NotFlatError", "LEAK_HINT", "least_squares_slope", "convergence_order"]
 
-def least_squares_slope(xs, ys):
+
+def least_squares_slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     """Slope of the least-squares line through the points ``(xs[i], ys[i])``; 0 when it is undefined.
 
     >>> least_squares_slope([0, 1, 2], [5, 7, 9])
@@ -31,7 +34,7 @@ def least_squares_slope(xs, ys):
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / var
 
 
-def convergence_order(step_sizes, errors):
+def convergence_order(step_sizes: Sequence[float], errors: Sequence[float]) -> float:
     """Least-squares slope of ``log(error)`` against ``log(step size)``: the ``p`` in ``error ~ h**p``
     (notebooks 03 and 04 measure the trapezoid rule's 2 and Euler's 1).
 
@@ -39,6 +42,10 @@ def convergence_order(step_sizes, errors):
     2.0
     """
     return least_squares_slope([math.log(h) for h in step_sizes], [math.log(e) for e in errors])
+
+
+LEAK_HINT = ("Something keeps tensors alive across steps: a loss kept as a tensor instead of loss.item(), "
+             "an output stored without .detach(), or a graph kept with retain_graph=True/create_graph=True.")
 
 
 class NotFlatError(AssertionError):
@@ -51,7 +58,7 @@ class Trace:
     ``values[name]`` is a list aligned with ``steps``; a meter missing from a sample is ``None``.
     """
 
-    def __init__(self, name=""):
+    def __init__(self, name: str = ""):
         self.name = name
         self.steps = []
         self.labels = []
@@ -60,7 +67,7 @@ class Trace:
     def __len__(self):
         return len(self.steps)
 
-    def record(self, step, label=None, **values):
+    def record(self, step: int, label: Optional[str] = None, **values) -> None:
         """Add one sample: ``trace.record(3, live=live.bytes, saved=graph.bytes)``."""
         for name in values:
             if name not in self.values:
@@ -70,7 +77,7 @@ class Trace:
         self.steps.append(step)
         self.labels.append(label)
 
-    def series(self, name, skip=0):
+    def series(self, name: str, skip: int = 0) -> tuple:
         """(steps, values) of one meter, leaving out the first ``skip`` samples and missing values."""
         if name not in self.values:
             known = ", ".join(self.values) or "none yet"
@@ -78,13 +85,13 @@ class Trace:
         pairs = [(s, v) for s, v in zip(self.steps[skip:], self.values[name][skip:]) if v is not None]
         return [s for s, _ in pairs], [v for _, v in pairs]
 
-    def growth_per_step(self, name, skip=0):
+    def growth_per_step(self, name: str, skip: int = 0) -> float:
         """Least-squares slope of the meter against the step number: bytes per step."""
         steps, values = self.series(name, skip)
         slope = least_squares_slope(steps, values)
         return 0.0 if math.isclose(slope, 0.0, abs_tol=1e-9) else slope
 
-    def assert_flat(self, name, tolerance_bytes=0, skip=0):
+    def assert_flat(self, name: str, tolerance_bytes: int = 0, skip: int = 0) -> None:
         """Raise :class:`NotFlatError` unless the samples (after the first ``skip``, e.g. a warm-up
         step that allocates ``.grad``) span at most ``tolerance_bytes`` from lowest to highest."""
         steps, values = self.series(name, skip)
@@ -97,19 +104,17 @@ class Trace:
             raise NotFlatError(
                 f"{name!r}{title} is not flat: it moved by {format_bytes(spread)} over {len(values)} samples "
                 f"(from {format_bytes(values[0])} to {format_bytes(values[-1])}, "
-                f"{format_bytes(growth, signed=True)} per step; allowed: {format_bytes(tolerance_bytes)}). "
-                "Something keeps a reference each step: a loss kept as a tensor instead of loss.item(), "
-                "an output stored without .detach(), or a graph kept with retain_graph=True/create_graph=True."
+                f"{format_bytes(growth, signed=True)} per step; allowed: {format_bytes(tolerance_bytes)}). {LEAK_HINT}"
             )
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         return {"name": self.name, "steps": self.steps, "labels": self.labels, "values": self.values}
 
-    def to_json(self, **dumps_kwargs):
+    def to_json(self, **dumps_kwargs) -> str:
         return json.dumps(self.to_dict(), **dumps_kwargs)
 
     @classmethod
-    def from_dict(cls, data):
+    def from_dict(cls, data: dict) -> "Trace":
         trace = cls(data.get("name", ""))
         trace.steps = list(data["steps"])
         trace.labels = list(data.get("labels") or [None] * len(trace.steps))
@@ -119,7 +124,7 @@ class Trace:
         return trace
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text: str) -> "Trace":
         return cls.from_dict(json.loads(text))
 
     def summary(self) -> Table:

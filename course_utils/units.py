@@ -1,7 +1,10 @@
 """Human-readable byte counts, the one format every meter, gauge and table uses."""
+from typing import Optional
+
+__all__ = ["format_bytes"]
 
 
-def format_bytes(n, signed=False):
+def format_bytes(n: Optional[float], signed: bool = False) -> str:
     """Format a byte count in decimal (SI) units: 1 kB = 1,000 bytes, 1 MB = 10**6 bytes.
 
     >>> format_bytes(4000)

@@ -25,7 +25,7 @@ import functools
 import importlib
 import os
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from ..tables import ShowsAsText
 
@@ -43,7 +43,7 @@ class ExerciseResult(ShowsAsText):
     detail: str = ""
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         return self.status == "passed"
 
     def __str__(self):
@@ -71,7 +71,7 @@ def _is_placeholder(error):
     return not error.args and f"{os.sep}torch{os.sep}" not in frame.tb_frame.f_code.co_filename
 
 
-def exercise(title):
+def exercise(title: str) -> Callable:
     """Decorator turning ``check(answer, ...) -> detail`` into a checker with the three outcomes above."""
 
     def wrap(check):

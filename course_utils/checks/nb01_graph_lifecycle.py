@@ -10,14 +10,17 @@ so the learner's code and the checker see the same model and data.
 """
 import copy
 import math
+from typing import Callable
 
 import torch
 
 from ..meters import GraphMemory, LiveTensors
+from ..models import mlp_problem
 from ..trace import NotFlatError, Trace
 from ..units import format_bytes
-from ..models import mlp_problem
 from . import exercise, expect, fail
+
+__all__ = ["ANSWERS", "OPS", "saved_kind", "check_saved_prediction", "training_problem", "check_leak_fixed"]
 
 ANSWERS = ("input", "output", "both", "nothing")
 
@@ -34,7 +37,7 @@ OPS = {
 }
 
 
-def saved_kind(op, numel=1000):
+def saved_kind(op: Callable, numel: int = 1000) -> tuple:
     """What autograd saves when ``op`` runs on a float32 leaf of ``numel`` elements, and how many bytes.
 
     Returns ``(kind, by_kind)`` with kind one of ``"input"``, ``"output"``, ``"both"``, ``"nothing"``.
@@ -72,7 +75,7 @@ def check_saved_prediction(predict):
     return f"all {len(OPS)} right: an op keeps whatever its derivative is written with, and nothing else."
 
 
-def training_problem(seed=0):
+def training_problem(seed: int = 0) -> tuple:
     """The leak exercise's fixed problem: ``(model, optimizer, train_batch, val_batch)``, plain SGD."""
     model, (train_batch, val_batch) = mlp_problem(seed, batch=256, n_batches=2)
     return model, torch.optim.SGD(model.parameters(), lr=0.05), train_batch, val_batch

@@ -19,6 +19,8 @@ from ..models import mlp_problem
 from ..units import format_bytes
 from . import exercise, expect
 
+__all__ = ["check_evaluation", "check_frozen_body"]
+
 
 @exercise("Make the evaluation loop save nothing")
 def check_evaluation(evaluate):

@@ -14,6 +14,8 @@ from ..meters import GraphMemory, LiveTensors
 from ..units import format_bytes
 from . import exercise, expect
 
+__all__ = ["SCENARIOS", "check_scenarios", "BUDGET_PROBLEM", "check_budget"]
+
 SCENARIOS = {
     "report": "After training, print the integral of f_theta on a fine grid for a report.",
     "density": "Train a density p_theta(x) = f_theta(x) / Z_theta by maximum likelihood, where the "

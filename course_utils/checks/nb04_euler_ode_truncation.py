@@ -15,12 +15,14 @@ from ..trace import NotFlatError, Trace
 from ..units import format_bytes
 from . import exercise, expect, fail
 
+__all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "euler_problem", "check_detach", "check_window"]
+
 DT = 0.05
 WINDOWS = (1, 2, 5, 10, 20, 30, 60)
 WINDOW_BUDGET = 300_000  # bytes of graph the exercise allows
 
 
-def euler_problem(batch=64, steps=60, width=64):
+def euler_problem(batch: int = 64, steps: int = 60, width: int = 64) -> tuple:
     """The notebook's set-up: ``(field, x0, targets)`` with fixed seeds."""
     return (VectorField(width), *make_problem(batch, steps, DT))
 

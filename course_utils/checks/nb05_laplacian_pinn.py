@@ -17,10 +17,13 @@ from ..meters import LiveTensors
 from ..units import format_bytes
 from . import exercise, expect
 
+__all__ = ["SNAPSHOT_EVERY", "loop_problem", "check_fixed_loop", "check_laplacian", "CHUNK_CANDIDATES", "chunk_problem",
+           "check_chunk_size"]
+
 SNAPSHOT_EVERY = 5  # the loops keep a picture of u every 5 steps
 
 
-def loop_problem(seed=0):
+def loop_problem(seed: int = 0) -> tuple:
     """``(model, optimizer, grid)`` for the leaky-loop exercise: a small :class:`~course_utils.pinn.HeatPINN`,
     Adam, and the grid where the loop takes its snapshots of ``u``."""
     model = pinn.HeatPINN(width=16, depth=2, seed=seed)
@@ -103,7 +106,7 @@ def check_laplacian(laplacian):
 CHUNK_CANDIDATES = (32, 64, 128, 256, 512, 1024)
 
 
-def chunk_problem():
+def chunk_problem() -> tuple:
     """``(model, points, budget)`` for the chunk-size exercise: a 3 -> 32 x 3 -> 1 HeatPINN, 1,024
     points, and a peak-bytes budget for one residual + backward step (nested ``autograd.grad``).
     The budget lies halfway between the peaks of two candidate chunk sizes, so one answer is right."""
