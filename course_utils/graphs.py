@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .env import GRAPHVIZ_INSTALL
-from .meters import _storage_of
+from .torch_internals import storages_of
 from .units import format_bytes
 
 MAX_NODES = 300  # above this, show_graph summarises instead of drawing

@@ -38,7 +38,7 @@ import torch
 from torch import nn
 
 from . import models
-from .meters import run_metered
+from .measurement import run_metered
 
 ALPHA = 0.05  # diffusivity: the solution decays to exp(-2 pi^2 0.05) = 37% by t = 1
 SPACE = (0, 1)  # the columns x, y of a point (x, y, t)

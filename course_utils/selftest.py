@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .devices import device_name, pick_device
-from .meters import run_metered
+from .measurement import run_metered
 from .units import format_bytes
 
 MiB = 2**20

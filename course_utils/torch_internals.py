@@ -1,0 +1,147 @@
+"""Every use of PyTorch internals in ``course_utils``, in one place: where a PyTorch upgrade will break.
+
+Each function says what it relies on and which test guards it. When the ``torch`` pin moves, run those
+tests first (``pytest tests/test_torch_internals.py tests/test_meters.py tests/test_meter_edge_cases.py``).
+
+>>> import torch
+>>> [s.nbytes() for s in storages_of(torch.zeros(10))]
+[40]
+"""
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+__all__ = [
+    "TorchDispatchMode", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
+    "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
+    "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
+]
+
+# Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
+# exit in the reverse order they were entered. Guarded by test_meters.py::test_meters_exited_out_of_order...
+current_dispatch_mode = _get_current_dispatch_mode
+
+# Relies on: torch._C._DisableTorchDispatch, a context manager that hides Python dispatch modes and
+# subclasses' __torch_dispatch__ for plain tensors. Guarded by graphs.py's _alias doctest and by
+# test_meter_edge_cases.py::test_sparse_tensors_count_their_component_storages.
+dispatch_disabled = torch._C._DisableTorchDispatch
+
+_aten = torch.ops.aten
+# Relies on: aten op names. lift_fresh wraps data built outside the dispatcher (torch.tensor, as_tensor,
+# from_numpy); _unsafe_view's schema says "fresh" but it hands back its input's storage.
+LIFT_FRESH_OPS = frozenset({_aten.lift_fresh.default})
+_SHARES_INPUT_STORAGE = frozenset({_aten._unsafe_view.default})
+ALWAYS_NEW_OPS = LIFT_FRESH_OPS  # never compared with the inputs: its input was never counted
+_returns_new_storage = {}  # op -> bool, filled on first sight
+
+
+def returns_new_storage(func):
+    """True when an op's outputs never alias its inputs, read from its schema (``alias_info``).
+
+    Relies on: ``OpOverload._schema.returns[i].alias_info`` (a TorchScript schema object).
+    Guarded by: test_meters.py (views and in-place ops add nothing; out= growth is counted).
+
+    >>> returns_new_storage(torch.ops.aten.exp.default), returns_new_storage(torch.ops.aten.view.default)
+    (True, False)
+    """
+    fresh = _returns_new_storage.get(func)
+    if fresh is None:
+        schema = getattr(func, "_schema", None)
+        fresh = func in ALWAYS_NEW_OPS or (
+            schema is not None and func not in _SHARES_INPUT_STORAGE
+            and all(ret.alias_info is None for ret in schema.returns)
+        )
+        _returns_new_storage[func] = fresh
+    return fresh
+
+
+_SPARSE_PARTS = {
+    torch.sparse_coo: ("_indices", "_values"),
+    torch.sparse_csr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_bsr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_csc: ("ccol_indices", "row_indices", "values"),
+    torch.sparse_bsc: ("ccol_indices", "row_indices", "values"),
+}
+
+
+def storages_of(tensor):
+    """The untyped storages that hold ``tensor``'s data: one for a dense tensor, the component
+    storages of a sparse tensor (COO indices + values; CSR crow/col/values ...), the inner tensors'
+    storages of a wrapper subclass (``torch.nested`` jagged tensors, DTensor-like wrappers), none for
+    a meta tensor.
+
+    Relies on: ``untyped_storage()`` raising for sparse tensors, the sparse component accessors, and
+    the ``__tensor_flatten__`` protocol of traceable wrapper subclasses (``torch.utils._python_dispatch``).
+    Guarded by: test_meter_edge_cases.py::test_sparse_tensors_count_their_component_storages and
+    ::test_nested_jagged_tensors_count_their_inner_tensors.
+
+    >>> i, v = torch.tensor([[0, 1], [1, 0]]), torch.tensor([3.0, 4.0])
+    >>> [s.nbytes() for s in storages_of(torch.sparse_coo_tensor(i, v, (2, 2)))]
+    [32, 8]
+    """
+    parts = _SPARSE_PARTS.get(tensor.layout)
+    if parts is not None:
+        with dispatch_disabled():  # reading the parts is no new memory: no meter needs to see it
+            return [s for name in parts for s in storages_of(getattr(tensor, name)())]
+    flatten = getattr(type(tensor), "__tensor_flatten__", None)
+    if flatten is not None:
+        names, _context = tensor.__tensor_flatten__()
+        return [s for name in names for s in storages_of(getattr(tensor, name))]
+    try:
+        storage = tensor.untyped_storage()
+    except (RuntimeError, NotImplementedError):
+        return []
+    return [] if storage.device.type == "meta" else [storage]
+
+
+def is_foreign_memory(storage):
+    """True when PyTorch did not allocate the storage's memory (NumPy's, a buffer's, DLPack's).
+
+    Relies on: such storages being created non-resizable (``torch.from_numpy``/``as_tensor``/
+    ``frombuffer`` wrap memory PyTorch cannot grow), while PyTorch's own allocations are resizable.
+    Guarded by: test_meter_edge_cases.py::test_memory_shared_with_numpy_is_not_new.
+
+    >>> import numpy
+    >>> is_foreign_memory(torch.from_numpy(numpy.zeros(3)).untyped_storage()), is_foreign_memory(torch.zeros(3).untyped_storage())
+    (True, False)
+    """
+    return not storage.resizable()
+
+
+def top_saved_tensor_hooks():
+    """The innermost ``(pack, unpack)`` saved-tensor hooks installed, or None.
+
+    Relies on: ``torch._C._autograd._top_saved_tensors_default_hooks``. Guarded by:
+    test_meters.py::test_meters_exited_out_of_order_raise_instead_of_counting_wrong and the nesting tests.
+    """
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+
+
+def in_functorch_transform():
+    """True inside a ``torch.func`` transform (vmap, grad, jacrev ...), which refuses saved-tensor hooks.
+
+    Relies on: ``torch._C._functorch.maybe_current_level()`` (None outside any transform).
+    Guarded by: test_meter_edge_cases.py::test_graph_memory_inside_a_transform_raises_unsupported.
+
+    >>> in_functorch_transform()
+    False
+    """
+    return torch._C._functorch.maybe_current_level() is not None
+
+
+# Error-text matching: autograd reports these conditions only as RuntimeError messages.
+
+def is_freed_error(error):
+    """Reading ``node._saved_x`` after backward freed it. Guarded by: test_graphs.py (freed slots)."""
+    return "freed" in str(error)
+
+
+def is_inplace_modified_error(error):
+    """Unpacking a saved tensor that was modified in place since it was saved.
+    Guarded by: test_meter_edge_cases.py::test_graph_table_marks_a_saved_tensor_modified_in_place."""
+    return "modified by an inplace operation" in str(error)
+
+
+def is_saved_hooks_refused_error(error):
+    """A ``torch.func`` transform refusing saved-tensor hooks.
+    Guarded by: test_meters.py (torch.func under GraphMemory raises GraphMemoryUnsupported)."""
+    return "saved tensor hooks" in str(error)
