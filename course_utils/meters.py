@@ -23,6 +23,7 @@ an interrupt cuts short is redone from the meter's own records at the next readi
 0
 """
 import functools
+import signal
 import sys
 import threading
 import warnings
@@ -53,6 +54,48 @@ _OUT_OF_ORDER = ("meters must be exited in the reverse order they were entered (
                  "another meter or dispatch mode entered later is still active")
 
 
+class _SigintGuard:
+    """Hold a Ctrl-C back while a meter installs or removes its hook: an interrupt in the middle would
+    leave a dispatch mode or saved-tensor hooks installed for good. While any meter is active on the
+    main thread (the only one Python delivers SIGINT to) this handler stands in front of the previous
+    one: an interrupt that lands inside ``_Meter.__enter__``/``__exit__`` is noted, and the meter raises
+    it once nothing is half-installed; anywhere else it goes straight to the previous handler.
+    """
+
+    def __init__(self):
+        self.active, self.previous, self.pending = 0, None, False
+
+    def acquire(self):
+        if threading.current_thread() is threading.main_thread():
+            if self.active == 0:
+                self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.active += 1
+
+    def release(self):
+        if threading.current_thread() is threading.main_thread() and self.active:
+            self.active -= 1
+            if self.active == 0:
+                signal.signal(signal.SIGINT, self.previous)
+
+    def take_pending(self):
+        pending, self.pending = self.pending, False
+        return pending
+
+    def _handle(self, signum, frame):
+        while frame is not None:
+            if frame.f_code in _CRITICAL:
+                self.pending = True
+                return
+            frame = frame.f_back
+        if callable(self.previous):
+            self.previous(signum, frame)
+        else:
+            raise KeyboardInterrupt
+
+
+_sigint_guard = _SigintGuard()
+
+
 class _Meter:
     """Shared life cycle of a meter: enter once, exit on the same thread, then read.
 
@@ -79,14 +122,19 @@ class _Meter:
                 f"This {type(self).__name__} was already used ({self._state}). Meters are one-shot: "
                 f"create a new one for each measurement, e.g. `with {type(self).__name__}() as {self._what}:`."
             )
+        _sigint_guard.acquire()
         self._state = "active"
         self._owner = threading.get_ident()
         try:
             self._install()
         except BaseException:
             self._state = "finished"
+            _sigint_guard.release()
             raise
-        return self
+        if _sigint_guard.take_pending():  # Ctrl-C while entering: leave nothing installed, then raise it
+            self.__exit__(None, None, None)
+            raise KeyboardInterrupt
+        return self  # no bytecode from the check to here looks for signals
 
     def __exit__(self, exc_type, exc, tb):
         if self._state != "active":
@@ -103,6 +151,9 @@ class _Meter:
             self._uninstall()
         finally:
             self._state = "finished"
+            _sigint_guard.release()
+        if _sigint_guard.take_pending():
+            raise KeyboardInterrupt
         return False
 
     @property
@@ -131,6 +182,9 @@ class _Meter:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._state}: {format_bytes(self.bytes)} now, {format_bytes(self.peak)} peak>"
+
+
+_CRITICAL = {_Meter.__enter__.__code__, _Meter.__exit__.__code__}
 
 
 class _CountNewStorages(internals.TorchDispatchMode):
@@ -416,6 +470,20 @@ def _alias(tensor):
     return tensor.detach()  # a tensor subclass may need its own __torch_dispatch__ to detach
 
 
+_reading_for_display = threading.local()  # graph_table shows a slot modified in place: no version check
+
+
+class reading_saved_for_display:
+    """Inside this block GraphMemory hands back saved tensors modified in place instead of raising
+    (graph_table marks them; backward still raises)."""
+
+    def __enter__(self):
+        self._before, _reading_for_display.on = getattr(_reading_for_display, "on", False), True
+
+    def __exit__(self, *exc):
+        _reading_for_display.on = self._before
+
+
 class _Saved:
     """What autograd keeps instead of a saved tensor while GraphMemory is active.
 
@@ -424,11 +492,11 @@ class _Saved:
     Each meter holds a weak reference to it and learns from its callback when autograd drops it.
     """
 
-    __slots__ = ("tensor", "version", "__weakref__")
+    __slots__ = ("tensor", "version", "kind", "__weakref__")
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, kind):
         # the detached alias shares the original's version counter, so in-place changes stay visible
-        self.tensor, self.version = _alias(tensor), tensor._version
+        self.tensor, self.version, self.kind = _alias(tensor), tensor._version, kind
 
 
 class GraphMemory(_Meter):
@@ -441,6 +509,7 @@ class GraphMemory(_Meter):
     (tensors that existed before the meter started, or that an enclosing LiveTensors ``track()``-ed)
     and ``activations`` (what the forward pass made and the graph keeps alive: results, and tensors
     made without a ``grad_fn`` such as dropout masks, max-pool indices, batch-norm statistics).
+    A leaf that requires grad is an input wherever it was made.
 
     >>> x = torch.ones(1000, requires_grad=True)
     >>> with GraphMemory() as graph:
@@ -522,12 +591,14 @@ class GraphMemory(_Meter):
 
     def _kind(self, tensor, key):
         """parameters: an ``nn.Parameter`` (or a view of one); activations: computed inside the graph,
-        or made inside the meter; inputs: tensors that existed before (or were tracked)."""
+        or made inside the meter; inputs: leaves that require grad, tensors that existed before (or were tracked)."""
         base = tensor._base if tensor._base is not None else tensor
         if isinstance(base, torch.nn.Parameter):
             return "parameters"
         if base.grad_fn is not None:
             return "activations"
+        if base.requires_grad:
+            return "inputs"
         births = self._births
         if births is not None and key not in self._born_before and births._born_inside(key):
             return "activations"
@@ -537,7 +608,7 @@ class GraphMemory(_Meter):
         storages = internals.storages_of(tensor)
         if not storages:
             return tensor
-        saved = _Saved(tensor)
+        saved = _Saved(tensor, self._kind(tensor, id(storages[0])))  # graph_table reads the kind from it
         for storage in storages:
             key, nbytes = id(storage), storage.nbytes()
             for meter in self._counting:
@@ -566,7 +637,7 @@ class GraphMemory(_Meter):
         if not isinstance(saved, _Saved):
             return saved
         # With saved-tensor hooks autograd leaves the in-place check to the hooks: do it as autograd would.
-        if saved.tensor._version != saved.version:
+        if saved.tensor._version != saved.version and not getattr(_reading_for_display, "on", False):
             t = saved.tensor
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "

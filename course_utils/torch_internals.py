@@ -14,6 +14,7 @@ __all__ = [
     "TorchDispatchMode", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
+    "saved_slot_unpack_hooks", "saved_slot_data",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -145,3 +146,44 @@ def is_saved_hooks_refused_error(error):
     """A ``torch.func`` transform refusing saved-tensor hooks.
     Guarded by: test_meters.py (torch.func under GraphMemory raises GraphMemoryUnsupported)."""
     return "saved tensor hooks" in str(error)
+
+
+def _raw_name(attribute):
+    """``_saved_self`` -> ``_raw_saved_self``; a custom Function's ``saved_tensors`` -> ``_raw_saved_tensors``."""
+    return "_raw" + attribute if attribute.startswith("_saved_") else "_raw_" + attribute
+
+
+def saved_slot_unpack_hooks(node, attribute):
+    """The unpack hooks of the saved slot(s) behind ``node.<attribute>`` (``None`` for a slot saved
+    without hooks), read without unpacking anything.
+
+    Relies on: autograd nodes exposing ``_raw_saved_<name>`` (and ``_raw_saved_tensors`` on custom
+    Functions) as ``torch._C._autograd.SavedTensor`` objects with an ``unpack_hook`` attribute.
+    Guarded by: test_graph_views.py::test_graph_table_does_not_unpack_checkpointed_slots.
+    """
+    try:
+        raw = getattr(node, _raw_name(attribute), None)
+    except RuntimeError:  # freed by backward
+        return []
+    items = raw if isinstance(raw, (tuple, list)) else [raw]
+    hooks = []
+    for item in items:
+        try:
+            hooks.append(getattr(item, "unpack_hook", None))
+        except RuntimeError:  # a freed slot
+            hooks.append(None)
+    return hooks
+
+
+def saved_slot_data(node, attribute):
+    """What a saved slot holds, read without unpacking it: the tensor (without autograd's version
+    check: a slot modified in place), or the object a pack hook returned; None where unreadable.
+
+    Relies on: ``SavedTensor.data``. Guarded by:
+    test_graph_views.py::test_graph_table_marks_a_saved_tensor_modified_in_place.
+    """
+    try:
+        raw = getattr(node, _raw_name(attribute), None)
+        return raw.data if raw is not None and not isinstance(raw, (tuple, list)) else None
+    except RuntimeError:
+        return None
