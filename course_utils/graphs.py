@@ -267,7 +267,7 @@ def _saved_tensors(node):
     "not readable" for the op a ``CopySlices`` node wraps. Reading a saved tensor otherwise unpacks
     it (through GraphMemory's hooks when it was saved under that meter).
     """
-    if type(node).__name__ == "CopySlices":
+    if internals.is_copy_slices(node):
         yield "(the wrapped op's)", _HIDDEN, None, None
     for attribute in _saved_attributes(node):
         name = attribute.removeprefix("_saved_")

@@ -187,20 +187,15 @@ class _Meter:
 _CRITICAL = {_Meter.__enter__.__code__, _Meter.__exit__.__code__}
 
 
-class _CountNewStorages(internals.TorchDispatchMode):
+class _CountNewStorages(internals.CompileAwareMode):
     """Dispatch mode that shows every op's new output storages to a LiveTensors meter."""
 
     def __init__(self, meter):
         super().__init__()
         self.meter = meter
-        self.installed = False
 
-    def ignore_compile_internals(self):
-        # TorchDispatchMode.__enter__ asks once; after that only Dynamo asks, when a torch.compile'd
-        # function is called with this mode active -- and then it runs the function eagerly.
-        if self.installed:
-            self.meter._compile_skipped()
-        return False
+    def on_compile_skipped(self):
+        self.meter._compile_skipped()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}

@@ -1,7 +1,8 @@
 """Every use of PyTorch internals in ``course_utils``, in one place: where a PyTorch upgrade will break.
 
 Each function says what it relies on and which test guards it. When the ``torch`` pin moves, run those
-tests first (``pytest tests/test_torch_internals.py tests/test_meters.py tests/test_meter_edge_cases.py``).
+tests first (``pytest tests/test_torch_internals.py tests/test_meters.py tests/test_meter_edge_cases.py
+tests/test_graph_views.py tests/test_graphs.py``).
 
 >>> import torch
 >>> [s.nbytes() for s in storages_of(torch.zeros(10))]
@@ -11,14 +12,15 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
 __all__ = [
-    "TorchDispatchMode", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
+    "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
     "saved_slot_unpack_hooks", "saved_slot_data",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
-# exit in the reverse order they were entered. Guarded by test_meters.py::test_meters_exited_out_of_order...
+# exit in the reverse order they were entered. Guarded by
+# test_meters.py::test_meters_exited_out_of_order_raise_instead_of_counting_wrong.
 current_dispatch_mode = _get_current_dispatch_mode
 
 # Relies on: torch._C._DisableTorchDispatch, a context manager that hides Python dispatch modes and
@@ -138,13 +140,13 @@ def is_freed_error(error):
 
 def is_inplace_modified_error(error):
     """Unpacking a saved tensor that was modified in place since it was saved.
-    Guarded by: test_meter_edge_cases.py::test_graph_table_marks_a_saved_tensor_modified_in_place."""
+    Guarded by: test_graph_views.py::test_graph_table_marks_a_saved_tensor_modified_in_place."""
     return "modified by an inplace operation" in str(error)
 
 
 def is_saved_hooks_refused_error(error):
     """A ``torch.func`` transform refusing saved-tensor hooks.
-    Guarded by: test_meters.py (torch.func under GraphMemory raises GraphMemoryUnsupported)."""
+    Guarded by: test_meters.py::test_torch_func_is_refused_with_a_pointer_to_live_tensors."""
     return "saved tensor hooks" in str(error)
 
 
@@ -187,3 +189,31 @@ def saved_slot_data(node, attribute):
         return raw.data if raw is not None and not isinstance(raw, (tuple, list)) else None
     except RuntimeError:
         return None
+
+
+class CompileAwareMode(TorchDispatchMode):
+    """A dispatch mode told when ``torch.compile`` runs a function eagerly because of it.
+
+    Relies on: Dynamo asking each mode on the stack ``ignore_compile_internals()`` before it skips a
+    frame under a Python dispatch mode (``torch._dynamo.convert_frame``), and ``TorchDispatchMode.__enter__``
+    asking it once on entry (hence ``installed``). Guarded by:
+    test_meter_edge_cases.py::test_torch_compile_under_live_tensors_warns_that_it_runs_eagerly.
+    """
+
+    installed = False
+
+    def ignore_compile_internals(self):
+        if self.installed:
+            self.on_compile_skipped()
+        return False
+
+    def on_compile_skipped(self):
+        """Override: called each time Dynamo skips a compiled function because this mode is active."""
+
+
+def is_copy_slices(node):
+    """True for the node an in-place op on a view records around the op's own node (its saved tensors
+    have no accessor). Relies on: the node class name ``CopySlices``. Guarded by:
+    test_graph_views.py::test_where_graph_table_and_graph_memory_differ_is_exactly_what_the_docs_say.
+    """
+    return type(node).__name__ == "CopySlices"
