@@ -1,19 +1,29 @@
-"""Run a function under both meters and report: :func:`measure`, :class:`Report`, :func:`run_metered`.
+"""Measuring a function: its memory under both meters (:func:`measure`, :class:`Report`,
+:func:`run_metered`), and its time (:func:`time_call`: the fastest of a few runs, with the device
+synchronised around each).
+
+Memory is measured exactly by the meters; time is noisy, so the course only ever compares times
+taken in one run on one machine (notebook 05's tables, ``benchmarks/``), never in tests.
 
 >>> import torch
 >>> print(measure(lambda: torch.ones(1000, requires_grad=True).exp().sum()).rows()[0])
 ('peak of live tensors', '8.00 kB')
+>>> seconds = time_call(lambda: sum(range(1000)), repeats=3)
+>>> 0 < seconds < 1
+True
 """
 import gc
 import time
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
+
+import torch
 
 from . import torch_internals as internals
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory
 from .units import format_bytes
 
-__all__ = ["measure", "Report", "run_metered", "Metered"]
+__all__ = ["measure", "Report", "run_metered", "Metered", "time_call"]
 
 
 @dataclass
@@ -144,3 +154,24 @@ def measure(fn, *args, keep_result=False, **kwargs):
         gc.collect()
         report.leftover_bytes = live.bytes
     return report
+
+
+def _synchronize() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def time_call(fn: Callable[[], object], repeats: int = 5, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Fastest time of ``fn()`` in seconds over ``repeats`` runs, after one warm-up run (noise from
+    other programs only ever adds time). Wall time, or ``clock=time.process_time`` for this
+    process's CPU time, which other programs on a shared machine inflate less (use it with one
+    torch thread)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        _synchronize()
+        start = clock()
+        fn()
+        _synchronize()
+        times.append(clock() - start)
+    return min(times)
