@@ -13,7 +13,9 @@ so the ratio falls as the ops get bigger (compare --n 4096 with --n 16384).
 Both meters cost more than the sum of each alone: with saved-tensor hooks installed, autograd's C++
 detaches each saved output before calling GraphMemory's pack hook, and every such detach passes
 through LiveTensors' dispatch mode (here 634 ops a step become 865; GraphMemory's own aliases are kept
-out of the mode, which took that count down from 1,032).
+out of the mode, which took that count down from 1,032). GraphMemory alone enters a LiveTensors of its own
+(to tell tensors made inside its block, activations, from inputs that existed before), so alone it costs
+about what both meters cost; nested in a LiveTensors (measure, MemoryGauge) it reuses that one.
 """
 import argparse
 import contextlib

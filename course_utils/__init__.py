@@ -19,7 +19,7 @@ _PUBLIC = {
     "check_env": "env", "EnvReport": "env",
     # exact meters
     "LiveTensors": "meters", "GraphMemory": "meters", "GraphMemoryUnsupported": "meters",
-    "device_memory": "meters", "measure": "meters", "Report": "meters", "run_metered": "meters",
+    "device_memory": "meters", "measure": "measurement", "Report": "measurement", "run_metered": "measurement",
     "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
     "Trace": "trace", "NotFlatError": "trace",
     "format_bytes": "units",

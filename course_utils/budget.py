@@ -14,6 +14,8 @@ from .meters import LiveTensors
 from .trace import LEAK_HINT as DEFAULT_HINT
 from .units import format_bytes
 
+__all__ = ["memory_budget", "MemoryBudgetExceeded", "DEFAULT_HINT"]
+
 
 class MemoryBudgetExceeded(RuntimeError):
     """The live tensors created inside a :func:`memory_budget` block went over its budget.
@@ -29,16 +31,13 @@ class MemoryBudgetExceeded(RuntimeError):
         )
 
 
-def _raise_over_budget(meter, op, reached):
-    raise MemoryBudgetExceeded(reached, meter._budget, op, meter.hint)
-
-
 class memory_budget(LiveTensors):
     """Context manager: raise :class:`MemoryBudgetExceeded` at the first op that takes the live
     tensors created inside the block over ``max_bytes``. Nothing stays installed after it exits.
 
     It is a :class:`LiveTensors` meter too: ``.bytes`` and ``.peak`` read the same way, and
-    ``.track(...)`` adds tensors that existed before (they count against the budget).
+    ``.track(...)`` adds tensors that existed before (they count against the budget). Memory shared
+    with NumPy (``torch.from_numpy``) is no new memory and does not count.
     """
 
     _what = "budget"
@@ -46,9 +45,12 @@ class memory_budget(LiveTensors):
     def __init__(self, max_bytes, hint=DEFAULT_HINT):
         if not max_bytes or max_bytes <= 0:
             raise ValueError(f"memory_budget needs a positive number of bytes, got {max_bytes!r}")
-        super().__init__(budget=int(max_bytes), on_exceed=_raise_over_budget)
+        super().__init__()
+        self.budget = int(max_bytes)
         self.hint = hint
 
-    @property
-    def budget(self):
-        return self._budget
+    def _after_op(self, func):
+        """Raise once the live bytes are over the budget (the op's tensors are dropped with the error)."""
+        reached = self.bytes
+        if reached > self.budget:
+            raise MemoryBudgetExceeded(reached, self.budget, func, self.hint)

@@ -23,6 +23,7 @@ Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
 so they are read at each redraw and stay ``None`` in the trace in between.
 """
 import contextlib
+import enum
 import html
 import sys
 import time
@@ -34,6 +35,8 @@ from .budget import memory_budget
 from .meters import GraphMemory, LiveTensors, device_memory
 from .trace import Trace
 from .units import format_bytes
+
+__all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary", "METERS"]
 
 METERS = {  # name -> what the row is called
     "saved": "saved for backward",
@@ -97,6 +100,301 @@ def _budget_level(fraction):
 _COLOURS = {"success": "#2e7d32", "warning": "#ef6c00", "danger": "#c62828", "info": "#1565c0"}
 
 
+class GaugeStatus(str, enum.Enum):
+    """How a gauge's last run stands. A ``str``, so ``gauge.status == "finished"`` reads naturally."""
+
+    NOT_STARTED = "not started"
+    RUNNING = "running"
+    FINISHED = "finished"
+    LEFT_EARLY = "left the loop early"
+    OVER_BUDGET = "stopped: over budget"
+    STOPPED = "stopped by an exception"
+
+    def __str__(self):
+        return self.value
+
+
+class GaugeModel:
+    """What a gauge knows, with no display: its meters, the samples (``trace``), how the run stands.
+
+    >>> model = GaugeModel(meters=("live",))
+    >>> model.start()
+    >>> kept = torch.zeros(1000)
+    >>> model.sample(0)
+    >>> model.stop(None, None)
+    >>> model.status, model.trace.values["live"]
+    (<GaugeStatus.FINISHED: 'finished'>, [4000])
+    """
+
+    def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
+                 title="Memory"):
+        if not meters:
+            raise ValueError(f"a gauge needs at least one meter; the gauge knows: {', '.join(METERS)}")
+        if budget is not None and budget <= 0:
+            raise ValueError(f"budget is a positive number of bytes, got {budget!r}")
+        unknown = [name for name in meters if name not in METERS]
+        if unknown:
+            raise ValueError(f"unknown meter(s) {', '.join(map(repr, unknown))}; "
+                             f"the gauge knows: {', '.join(METERS)}")
+        if budget is not None and "live" not in meters:
+            raise ValueError("a budget applies to the live meter: add 'live' to meters")
+        self.meters = tuple(meters)
+        self.budget = budget
+        self.title = title
+        self.trace = Trace(title)
+        self.live = self.graph = None  # this run's meters
+        self.status = GaugeStatus.NOT_STARTED
+        self.error = ""  # the exception that stopped the run, as "KeyError: 'missing'"
+        self.steps_started = 0  # items handed to the loop body (track); samples count completed steps
+        self.total = None  # the loop's length, when known
+        self.available = {}
+        self.device_peaks = {}
+        self._included = []
+        self._stack = None
+
+    @property
+    def running(self):
+        return self._stack is not None
+
+    def include(self, *items):
+        """Count tensors or ``nn.Module`` s that existed before the loop in the live meter (weakly held)."""
+        for item in items:
+            if isinstance(item, (list, tuple)):
+                self.include(*item)
+            elif isinstance(item, (torch.Tensor, torch.nn.Module)):
+                self._included.append(weakref.ref(item))
+                if self.live is not None and self.live.active:
+                    self.live.track(item)
+            else:
+                raise TypeError(f"include() takes tensors, nn.Modules or lists of them; got {type(item).__name__}")
+
+    def start(self, total=None):
+        """Enter fresh meters and start a fresh trace."""
+        if self._stack is not None:
+            raise RuntimeError("this gauge is already running; a gauge drives one loop at a time")
+        self.live = memory_budget(self.budget) if self.budget is not None else LiveTensors()
+        self.graph = GraphMemory()
+        self.trace = Trace(self.title)
+        self.status, self.error = GaugeStatus.RUNNING, ""
+        self.steps_started, self.total = 0, total
+        self.device_peaks = {}
+        on_device = device_memory()
+        self.available = {name: name in EXACT_METERS or name in on_device for name in self.meters}
+        with contextlib.ExitStack() as stack:
+            if "live" in self.meters:
+                stack.enter_context(self.live)
+                self.live.track(*(obj for obj in (ref() for ref in self._included) if obj is not None))
+            if "saved" in self.meters:
+                stack.enter_context(self.graph)
+            self._stack = stack.pop_all()
+
+    def sample(self, step=None, label=None, device=False):
+        """Record the exact meters (and the device's counters when ``device``) after a step."""
+        if self._stack is None:
+            raise RuntimeError("sample() needs a running gauge: call it inside `with gauge:` or a track() loop")
+        if step is None:
+            step = self.trace.steps[-1] + 1 if self.trace.steps else 0
+        readings = self.exact_readings()
+        if device:
+            readings.update(self.device_readings())
+        self.trace.record(step, label, **readings)
+
+    def stop(self, exc_type, exc, tb=None, left_early=False):
+        """Exit the meters (whatever happened) and settle the status."""
+        stack, self._stack = self._stack, None
+        readings = {**self.exact_readings(), **self.device_readings()}
+        if not self.trace.steps:
+            self.trace.record(0, "end", **readings)
+        else:  # the last completed step gets the device's counters as they are now
+            for name, value in readings.items():
+                series = self.trace.values.get(name)
+                if series and series[-1] is None:
+                    series[-1] = value
+        if exc_type is not None and exc_type is not GeneratorExit:
+            self.error = f"{exc_type.__name__}: {exc}"
+        if self.budget is not None and self.live.peak > self.budget:
+            self.status = GaugeStatus.OVER_BUDGET
+        elif self.error:
+            self.status = GaugeStatus.STOPPED
+        elif left_early:
+            self.status = GaugeStatus.LEFT_EARLY
+        else:
+            self.status = GaugeStatus.FINISHED
+        stack.__exit__(exc_type, exc, tb)  # exits the meters; may turn the error into a clearer one
+
+    # ------------------------------------------------------------ readings
+    def exact_readings(self):
+        readings = {}
+        if "live" in self.meters:
+            readings["live"] = self.live.bytes
+        if "saved" in self.meters:
+            readings["saved"] = self.graph.bytes
+        return readings
+
+    def device_readings(self):
+        wanted = [name for name in self.meters if name not in EXACT_METERS and self.available.get(name)]
+        if not wanted:
+            return {}
+        on_device = device_memory()
+        readings = {name: on_device[name] for name in wanted}
+        for name, value in readings.items():
+            self.device_peaks[name] = max(value, self.device_peaks.get(name, value))
+        return readings
+
+    def peak(self, name):
+        """Exact meters know their own peak (between samples too); device counters: the highest sample."""
+        if name == "live":
+            return self.live.peak
+        if name == "saved":
+            return self.graph.peak
+        return self.device_peaks.get(name)
+
+    def last(self, name):
+        series = self.trace.values.get(name, [])
+        return next((v for v in reversed(series) if v is not None), None)
+
+    def growth(self, name):
+        skip = max(0, len(self.trace) - GROWTH_WINDOW)
+        return self.trace.growth_per_step(name, skip=skip) if name in self.trace.values else 0.0
+
+    def budget_fraction(self):
+        stopped = self.status is GaugeStatus.OVER_BUDGET
+        return max(self.live.bytes, self.live.peak if stopped else 0) / self.budget
+
+    # ------------------------------------------------------------ words
+    @property
+    def steps_completed(self):
+        """Samples taken (the one ``end`` record of a run that took none does not count)."""
+        return 0 if self.trace.labels == ["end"] else len(self.trace)
+
+    def _steps(self, n, of=None):
+        return f"{n}" + (f" of {of}" if of is not None else "") + (" step" if (of or n) == 1 else " steps")
+
+    def outcome(self):
+        """The run's end in words (empty while it runs)."""
+        done = self.steps_completed
+        if self.status is GaugeStatus.OVER_BUDGET:
+            return (f"stopped after {self._steps(done)}: live tensors reached {format_bytes(self.live.peak)}, over "
+                    f"the budget of {format_bytes(self.budget)} (MemoryBudgetExceeded)")
+        if self.status is GaugeStatus.STOPPED:
+            return f"stopped after {self._steps(done)}: {self.error}"
+        if self.status is GaugeStatus.LEFT_EARLY:
+            return (f"left the loop during step {self.steps_started}"
+                    + (f" of {self.total}" if self.total is not None else "")
+                    + f" (a break, or an exception in the loop body); {self._steps(done)} completed")
+        return "" if self.status is GaugeStatus.RUNNING else self.status.value
+
+    def status_line(self):
+        done = self.steps_completed
+        main = "live" if "live" in self.meters else self.meters[0]
+        window = f" (last {GROWTH_WINDOW:,} samples)" if len(self.trace) > GROWTH_WINDOW else ""
+        parts = [self._steps(done, of=self.total),
+                 f"{main} growth {format_bytes(self.growth(main), signed=True)}/step{window}"]
+        if self.budget is not None:
+            parts.append(f"budget {format_bytes(self.budget)} ({self.budget_fraction():.0%} used)")
+        if self.outcome():
+            parts.append(self.outcome())
+        return " · ".join(parts)
+
+    def level(self):
+        """The status line's colour: budget use, then how the run ended."""
+        level = _budget_level(self.budget_fraction()) if self.budget is not None else "info"
+        if self.status in (GaugeStatus.OVER_BUDGET, GaugeStatus.STOPPED):
+            level = "danger"
+        elif self.status is GaugeStatus.LEFT_EARLY:
+            level = "warning"
+        return level
+
+    def summary(self):
+        """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
+        rows = []
+        for name in self.meters:
+            if not self.available.get(name, False):
+                rows.append((METERS[name], "not available here", "", "", ""))
+                continue
+            series = self.trace.values.get(name, [])
+            rows.append((METERS[name], format_bytes(self.last(name)), format_bytes(self.peak(name)),
+                         format_bytes(self.growth(name), signed=True) + "/step", _sparkline_svg(series)))
+        return GaugeSummary(self.title, rows, self.status_line())
+
+
+class _WidgetView:
+    """The ipywidgets panel of a :class:`GaugeModel`: a row per meter, a status line."""
+
+    def __init__(self, model):
+        import ipywidgets as w
+
+        self.model = model
+        self.cells = {}
+        rows = []
+        for name in model.meters:
+            label = w.Label(METERS[name], layout=w.Layout(width="11em"))
+            if not model.available[name]:
+                na = w.HTML("<i>not available here</i>").add_class("amlab-gauge-na")
+                rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
+                continue
+            self.cells[name] = (w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
+                                w.HTML(layout=w.Layout(width="7em")).add_class("amlab-gauge-value"),
+                                w.HTML(layout=w.Layout(width="9em")).add_class("amlab-gauge-peak"),
+                                w.HTML().add_class("amlab-gauge-spark"))
+            rows.append(w.HBox([label, *self.cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
+        title = w.HTML(f"<b>{html.escape(model.title)}</b>")
+        self.status = w.HTML().add_class("amlab-gauge-status")
+        self.box = w.VBox([title, *rows, self.status]).add_class("amlab-gauge")
+        if _in_kernel():
+            from IPython.display import display
+            bundle = self.box._repr_mimebundle_()
+            bundle["text/plain"] = f"MemoryGauge {model.title!r} (a live widget; the summary below stays readable)"
+            display(bundle, raw=True)
+
+    def redraw(self):
+        model = self.model
+        for name, (bar, value, peak, spark) in self.cells.items():
+            last, top = model.last(name), model.peak(name)
+            if model.budget is not None and name == "live":
+                level, scale = _budget_level(model.budget_fraction()), model.budget
+            else:
+                level, scale = "info", _nice_ceiling(max(top or 0, 1))
+            with bar.hold_sync():
+                bar.max, bar.value, bar.bar_style = scale, min(last or 0, scale), level
+            value.value = f"<span title='{last:,} bytes'>{format_bytes(last)}</span>" if last is not None else "n/a"
+            peak.value = f"peak {format_bytes(top)}"
+            spark.value = _sparkline_svg(model.trace.values.get(name, [])[-200:], colour=_COLOURS[level])
+        self.status.value = (f"<span style='color:{_COLOURS[model.level()]}'>"
+                             f"{html.escape(model.status_line())}</span>")
+
+
+class _Tracked:
+    """What :meth:`MemoryGauge.track` returns: iterate it once. Each ``for`` loop gets its own generator,
+    which only the loop holds, so leaving the loop early (``break``) closes it at once and the meters
+    are exited then, even when this object is kept (``it = gauge.track(...)``)."""
+
+    def __init__(self, gauge, iterable, total):
+        self.gauge, self.iterable, self.total = gauge, iterable, total
+
+    def __len__(self):
+        if self.total is None:
+            raise TypeError("this loop's length is not known")
+        return self.total
+
+    def __iter__(self):
+        gauge = self.gauge
+        gauge.__enter__()
+        gauge.model.total = self.total
+        left_early = True
+        try:
+            for step, item in enumerate(self.iterable):
+                gauge.model.steps_started += 1
+                yield item
+                gauge.sample(step)
+            left_early = False
+        except BaseException as error:
+            if not isinstance(error, GeneratorExit):
+                gauge._finish(type(error), error, error.__traceback__)
+                raise
+        gauge._finish(None, None, None, left_early=left_early)
+
+
 class MemoryGauge:
     """Live gauges of the course's meters around a loop, with the samples kept in ``gauge.trace``.
 
@@ -116,39 +414,36 @@ class MemoryGauge:
     Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.
 
     Every run (each ``with`` or ``track``) enters fresh meters and starts a fresh ``trace``; the
-    meters are exited when the loop ends, however it ends. ``mode``: ``"auto"`` (widgets in a
-    kernel, text elsewhere), ``"widget"`` or ``"text"``.
+    meters are exited when the loop ends, however it ends (a ``break`` included). ``mode``:
+    ``"auto"`` (widgets in a kernel, text elsewhere), ``"widget"`` or ``"text"``. The gauge is a
+    :class:`GaugeModel` (``gauge.model``: meters, samples, ``status``) shown by a widget view.
     """
 
     def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
                  title="Memory", max_redraws_per_second=10, mode="auto"):
-        if not meters:
-            raise ValueError(f"a gauge needs at least one meter; the gauge knows: {', '.join(METERS)}")
         if max_redraws_per_second <= 0:
             raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
-        if budget is not None and budget <= 0:
-            raise ValueError(f"budget is a positive number of bytes, got {budget!r}")
-        unknown = [name for name in meters if name not in METERS]
-        if unknown:
-            raise ValueError(f"unknown meter(s) {', '.join(map(repr, unknown))}; "
-                             f"the gauge knows: {', '.join(METERS)}")
-        if budget is not None and "live" not in meters:
-            raise ValueError("a budget applies to the live meter: add 'live' to meters")
         if mode not in ("auto", "widget", "text"):
             raise ValueError(f"mode must be 'auto', 'widget' or 'text', got {mode!r}")
-        self.meters = tuple(meters)
-        self.budget = budget
-        self.title = title
+        self.model = GaugeModel(meters, budget, title)
         self.min_interval = 1.0 / max_redraws_per_second
         self.mode = mode
-        self.trace = Trace(title)
-        self.live = self.graph = None  # this run's meters
         self.redraws = 0
-        self.status = "not started"
-        self._included = []
-        self._available = {}
-        self._stack = None
-        self._widgets = None
+        self.view = None  # a _WidgetView while widgets are in use
+        self._next_draw = float("-inf")
+
+    # the model's state, read through the gauge
+    meters = property(lambda self: self.model.meters)
+    budget = property(lambda self: self.model.budget)
+    title = property(lambda self: self.model.title)
+    trace = property(lambda self: self.model.trace)
+    live = property(lambda self: self.model.live)
+    graph = property(lambda self: self.model.graph)
+    status = property(lambda self: self.model.status, doc="A :class:`GaugeStatus`.")
+
+    @property
+    def _widgets(self):
+        return None if self.view is None else {"cells": self.view.cells, "status": self.view.status}
 
     # ------------------------------------------------------------ driving it
     def include(self, *items):
@@ -156,213 +451,50 @@ class MemoryGauge:
 
         Returns the gauge: ``for x in gauge.include(model, data).track(loader):``.
         """
-        for item in items:
-            if isinstance(item, (list, tuple)):
-                self.include(*item)
-            elif isinstance(item, (torch.Tensor, torch.nn.Module)):
-                self._included.append(weakref.ref(item))
-                if self.live is not None and self.live.active:
-                    self.live.track(item)
-            else:
-                raise TypeError(f"include() takes tensors, nn.Modules or lists of them; got {type(item).__name__}")
+        self.model.include(*items)
         return self
 
     def track(self, iterable, total=None):
         """Yield the items of ``iterable`` with the gauge running; sample after each step's body."""
         if total is None and hasattr(iterable, "__len__"):
             total = len(iterable)
-        with self:
-            self._total = total
-            for step, item in enumerate(iterable):
-                yield item
-                self.sample(step)
-            self._completed = True
+        return _Tracked(self, iterable, total)
 
     def __enter__(self):
-        if self._stack is not None:
-            raise RuntimeError("this gauge is already running; a gauge drives one loop at a time")
-        self.live = memory_budget(self.budget) if self.budget is not None else LiveTensors()
-        self.graph = GraphMemory()
-        self.trace = Trace(self.title)
-        self.redraws, self._next_draw, self._total, self._completed = 0, float("-inf"), None, False
-        self._device_peaks = {}
-        self.status = "running"
-        self._available = self._available_meters()
-        self._widgets = self._build_widgets() if self._use_widgets() else None
-        with contextlib.ExitStack() as stack:
-            if "live" in self.meters:
-                stack.enter_context(self.live)
-                self.live.track(*(obj for obj in (ref() for ref in self._included) if obj is not None))
-            if "saved" in self.meters:
-                stack.enter_context(self.graph)
-            self._stack = stack.pop_all()
+        self.model.start()
+        self.redraws, self._next_draw = 0, float("-inf")
+        use_widgets = self.mode == "widget" or (self.mode == "auto" and _in_kernel())
+        self.view = _WidgetView(self.model) if use_widgets else None
         return self
 
     def sample(self, step=None, label=None):
         """Record the meters after a step (``step`` defaults to the last one plus one); redraw if due."""
-        if self._stack is None:
-            raise RuntimeError("sample() needs a running gauge: call it inside `with gauge:` or a track() loop")
-        if step is None:
-            step = self.trace.steps[-1] + 1 if self.trace.steps else 0
-        readings = self._exact_readings()
-        now = _now()
-        due = now >= self._next_draw
-        if due:
-            readings.update(self._device_readings())
-        self.trace.record(step, label, **readings)
+        now = _now() if self.model.running else None
+        due = now is not None and now >= self._next_draw
+        self.model.sample(step, label, device=due)
         if due:
             self._next_draw = now + self.min_interval
             self._redraw()
 
     def __exit__(self, exc_type, exc, tb):
-        stack, self._stack = self._stack, None
-        readings = {**self._exact_readings(), **self._device_readings()}
-        self.status = self._why_it_ended(exc_type, exc)
-        if not self.trace.steps:
-            self.trace.record(0, "end", **readings)
-        else:  # the last completed step gets the device's counters as they are now
-            for name, value in readings.items():
-                series = self.trace.values.get(name)
-                if series and series[-1] is None:
-                    series[-1] = value
+        self._finish(exc_type, exc, tb)
+        return False
+
+    def _finish(self, exc_type, exc, tb, left_early=False):
         try:
-            stack.__exit__(exc_type, exc, tb)  # exits the meters; may turn the error into a clearer one
+            self.model.stop(exc_type, exc, tb, left_early)
         finally:
             self._redraw()
             _show(self.summary())
-        return False
-
-    # ------------------------------------------------------------ readings
-    def _available_meters(self):
-        on_device = device_memory()
-        return {name: name in EXACT_METERS or name in on_device for name in self.meters}
-
-    def _exact_readings(self):
-        readings = {}
-        if "live" in self.meters:
-            readings["live"] = self.live.bytes
-        if "saved" in self.meters:
-            readings["saved"] = self.graph.bytes
-        return readings
-
-    def _device_readings(self):
-        wanted = [name for name in self.meters if name not in EXACT_METERS and self._available[name]]
-        if not wanted:
-            return {}
-        on_device = device_memory()
-        readings = {name: on_device[name] for name in wanted}
-        for name, value in readings.items():
-            self._device_peaks[name] = max(value, self._device_peaks.get(name, value))
-        return readings
-
-    def _peak(self, name):
-        """Exact meters know their own peak (between samples too); device counters: the highest sample."""
-        if name == "live":
-            return self.live.peak
-        if name == "saved":
-            return self.graph.peak
-        return self._device_peaks.get(name)
-
-    def _last(self, name):
-        series = self.trace.values.get(name, [])
-        return next((v for v in reversed(series) if v is not None), None)
-
-    def _growth(self, name):
-        skip = max(0, len(self.trace) - GROWTH_WINDOW)
-        return self.trace.growth_per_step(name, skip=skip) if name in self.trace.values else 0.0
-
-    def _why_it_ended(self, exc_type, exc):
-        crossed = self.budget is not None and self.live.peak > self.budget
-        done = self._steps_done()
-        if exc_type is not None and exc_type is not GeneratorExit:
-            return f"stopped after {done}: {exc_type.__name__}: {exc}"
-        if crossed:
-            return (f"stopped after {done}: live tensors reached {format_bytes(self.live.peak)}, over the "
-                    f"budget of {format_bytes(self.budget)} (MemoryBudgetExceeded)")
-        if exc_type is GeneratorExit and not self._completed:
-            return f"left the loop after {done} (a break, or an exception in the loop body)"
-        return "finished"
-
-    def _steps_done(self, of=None):
-        done = len(self.trace)
-        return f"{done}" + (f" of {of}" if of is not None else "") + (" step" if (of or done) == 1 else " steps")
-
-    def _budget_fraction(self):
-        return max(self.live.bytes, self.live.peak if self.status.startswith("stopped") else 0) / self.budget
-
-    # ------------------------------------------------------------ display
-    def _use_widgets(self):
-        return self.mode == "widget" or (self.mode == "auto" and _in_kernel())
-
-    def _status_line(self):
-        step = self._steps_done(of=self._total)
-        main = "live" if "live" in self.meters else self.meters[0]
-        window = f" (last {GROWTH_WINDOW:,} samples)" if len(self.trace) > GROWTH_WINDOW else ""
-        parts = [step, f"{main} growth {format_bytes(self._growth(main), signed=True)}/step{window}"]
-        if self.budget is not None:
-            parts.append(f"budget {format_bytes(self.budget)} ({self._budget_fraction():.0%} used)")
-        if self.status != "running":
-            parts.append(self.status)
-        return " · ".join(parts)
-
-    def _build_widgets(self):
-        import ipywidgets as w
-
-        rows, cells = [], {}
-        for name in self.meters:
-            label = w.Label(METERS[name], layout=w.Layout(width="11em"))
-            if not self._available[name]:
-                na = w.HTML("<i>not available here</i>").add_class("amlab-gauge-na")
-                rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
-                continue
-            cells[name] = (w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
-                           w.HTML(layout=w.Layout(width="7em")).add_class("amlab-gauge-value"),
-                           w.HTML(layout=w.Layout(width="9em")).add_class("amlab-gauge-peak"),
-                           w.HTML().add_class("amlab-gauge-spark"))
-            rows.append(w.HBox([label, *cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
-        title = w.HTML(f"<b>{html.escape(self.title)}</b>")
-        status = w.HTML().add_class("amlab-gauge-status")
-        box = w.VBox([title, *rows, status]).add_class("amlab-gauge")
-        if _in_kernel():
-            from IPython.display import display
-            bundle = box._repr_mimebundle_()
-            bundle["text/plain"] = f"MemoryGauge {self.title!r} (a live widget; the summary below stays readable)"
-            display(bundle, raw=True)
-        return {"cells": cells, "status": status}
 
     def _redraw(self):
         self.redraws += 1
-        if self._widgets is None:
-            return
-        for name, (bar, value, peak, spark) in self._widgets["cells"].items():
-            last, top = self._last(name), self._peak(name)
-            if self.budget is not None and name == "live":
-                level, scale = _budget_level(self._budget_fraction()), self.budget
-            else:
-                level, scale = "info", _nice_ceiling(max(top or 0, 1))
-            with bar.hold_sync():
-                bar.max, bar.value, bar.bar_style = scale, min(last or 0, scale), level
-            value.value = f"<span title='{last:,} bytes'>{format_bytes(last)}</span>" if last is not None else "n/a"
-            peak.value = f"peak {format_bytes(top)}"
-            spark.value = _sparkline_svg(self.trace.values.get(name, [])[-200:], colour=_COLOURS[level])
-        level = "info"
-        if self.budget is not None:
-            level = _budget_level(self._budget_fraction())
-        if self.status.startswith(("stopped", "left")):
-            level = "danger" if self.status.startswith("stopped") else "warning"
-        self._widgets["status"].value = f"<span style='color:{_COLOURS[level]}'>{html.escape(self._status_line())}</span>"
+        if self.view is not None:
+            self.view.redraw()
 
     def summary(self):
         """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
-        rows = []
-        for name in self.meters:
-            if not self._available.get(name, False):
-                rows.append((METERS[name], "not available here", "", "", ""))
-                continue
-            series = self.trace.values.get(name, [])
-            rows.append((METERS[name], format_bytes(self._last(name)), format_bytes(self._peak(name)),
-                         format_bytes(self._growth(name), signed=True) + "/step", _sparkline_svg(series)))
-        return GaugeSummary(self.title, rows, self._status_line())
+        return self.model.summary()
 
     def __repr__(self):
         return f"<MemoryGauge {self.title!r} {self.status}: {len(self.trace)} samples of {', '.join(self.meters)}>"

@@ -33,14 +33,24 @@ from dataclasses import dataclass, field
 
 import torch
 
+from . import torch_internals as internals
 from .env import GRAPHVIZ_INSTALL
-from .meters import _storage_of
+from .meters import GraphMemory, _Saved, reading_saved_for_display
 from .units import format_bytes
 
+__all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
+           "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]
+
 MAX_NODES = 300  # above this, show_graph summarises instead of drawing
+MAX_WALK = 10_000  # graph_table reads at most this many nodes: walking (and later freeing) a huge graph
+#                    with a Python object per node can overflow the C stack and kill the kernel
 INSTALL_HINT = f"install graphviz: {GRAPHVIZ_INSTALL}"
 _PALETTE = ("#fff3b0", "#ffd166", "#f4845f", "#c1121f")  # light to dark: a quarter of the largest node each
 _FREED = "freed"
+_MODIFIED = "modified in place"  # still held, but backward would raise: exactly what a learner must see
+_NOT_READ = "not read"  # saved by other hooks (checkpoint): reading would run them (recompute the forward)
+_HIDDEN = "not readable"  # inside CopySlices: PyTorch exposes no accessor
+_HELD = ("alive", _MODIFIED)
 
 
 class NoGraphError(ValueError):
@@ -57,7 +67,7 @@ class SavedSlot:
     ``counted`` is False when an earlier slot already counted the same storage."""
 
     name: str
-    state: str = "alive"  # or "freed"
+    state: str = "alive"  # or "freed", "modified in place", "not read", "not readable"
     shape: tuple = None
     dtype: str = None
     nbytes: int = None
@@ -78,7 +88,7 @@ class GraphNode:
     @property
     def nbytes(self):
         """Bytes this node keeps alive: its saved storages, each once."""
-        return sum(slot.nbytes for slot in self.saved if slot.state == "alive" and slot.nbytes is not None)
+        return sum(slot.nbytes for slot in self.saved if slot.state in _HELD and slot.nbytes is not None)
 
     @property
     def state(self):
@@ -92,11 +102,12 @@ class GraphNode:
 class GraphTable:
     """The nodes behind some outputs, what each saved, and totals. Built by :func:`graph_table`."""
 
-    def __init__(self, nodes, outputs, total_bytes, by_kind):
+    def __init__(self, nodes, outputs, total_bytes, by_kind, truncated=False):
         self.nodes = nodes
         self.outputs = outputs  # [(label, index of its grad_fn node, shape)]
         self.total_bytes = total_bytes  # alive saved storages, each counted once
         self.by_kind = by_kind
+        self.truncated = truncated  # the walk stopped at max_nodes: the graph has more
 
     @property
     def node_count(self):
@@ -121,10 +132,17 @@ class GraphTable:
 
     def caption(self):
         leaves = f"{self.leaf_count} leaf" if self.leaf_count == 1 else f"{self.leaf_count} leaves"
-        text = (f"{self.node_count} nodes ({leaves}), {format_bytes(self.total_bytes)} saved "
+        more = "the first " if self.truncated else ""
+        text = (f"{more}{self.node_count} nodes ({leaves}), {format_bytes(self.total_bytes)} saved "
                 f"for backward (each storage once)")
+        if self.truncated:
+            text += "; the graph is larger (the walk stops at max_nodes)"
         if self.freed_count:
             text += f", {self.freed_count} saved tensors freed"
+        for state in (_MODIFIED, _NOT_READ, _HIDDEN):
+            n = sum(slot.state == state for node in self.nodes for slot in node.saved)
+            if n:
+                text += f", {n} saved tensor{'s' if n > 1 else ''} {state}"
         return text
 
     def rows(self):
@@ -216,11 +234,12 @@ def _no_graph_message(label, tensor):
 
 def _tensor_with_graph_sharing_storage(tensor):
     """A live tensor with a grad_fn that shares ``tensor``'s storage (the one it was detached from), or None."""
-    storage = _storage_of(tensor)
-    if storage is None:
+    storages = internals.storages_of(tensor)
+    if not storages:
         return None
     for obj in gc.get_objects():
-        if issubclass(type(obj), torch.Tensor) and obj.grad_fn is not None and _storage_of(obj) is storage:
+        if (issubclass(type(obj), torch.Tensor) and obj.grad_fn is not None
+                and storages[0] in internals.storages_of(obj)):
             return obj
     return None
 
@@ -239,35 +258,54 @@ def _saved_attributes(node):
 
 
 def _saved_tensors(node):
-    """(name, tensor) for each tensor the node saved, or (name, "freed") once backward freed it.
+    """(name, state, tensor or None, kind or None) for each tensor the node saved; the kind is the one
+    GraphMemory chose when the tensor was saved under that meter.
 
-    Reading a saved tensor unpacks it (through the saved-tensor hooks, such as GraphMemory's, that
-    were active when it was saved); reading a freed one raises, which is how we know it is freed.
+    state: "alive"; "freed" once backward freed it; "modified in place" (autograd would raise on
+    backward: the tensor is read without its version check); "not read" when other saved-tensor hooks
+    packed it (checkpoint: unpacking would recompute the forward and keep the result alive);
+    "not readable" for the op a ``CopySlices`` node wraps. Reading a saved tensor otherwise unpacks
+    it (through GraphMemory's hooks when it was saved under that meter).
     """
+    if internals.is_copy_slices(node):
+        yield "(the wrapped op's)", _HIDDEN, None, None
     for attribute in _saved_attributes(node):
         name = attribute.removeprefix("_saved_")
+        if any(hook is not None and hook is not GraphMemory._unpack
+               for hook in internals.saved_slot_unpack_hooks(node, attribute)):
+            yield name, _NOT_READ, None, None
+            continue
         try:
             value = getattr(node, attribute)
         except RuntimeError as error:
-            if "freed" not in str(error):
+            if internals.is_freed_error(error):
+                yield name, _FREED, None, None
+            elif internals.is_inplace_modified_error(error):
+                with reading_saved_for_display():  # GraphMemory's unpack skips its version check here
+                    try:
+                        data = getattr(node, attribute)
+                    except RuntimeError:  # saved without hooks: autograd checks; read around it
+                        data = internals.saved_slot_data(node, attribute)
+                yield name, _MODIFIED, data if isinstance(data, torch.Tensor) else None, None
+            else:
                 raise
-            yield name, _FREED
             continue
         if isinstance(value, torch.Tensor):
-            yield name, value
+            packed = internals.saved_slot_data(node, attribute)
+            yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, _Saved) else None
         elif isinstance(value, (tuple, list)):  # e.g. IndexBackward0's indices
             for i, item in enumerate(value):
                 if isinstance(item, torch.Tensor):
-                    yield f"{name}[{i}]", item
+                    yield f"{name}[{i}]", "alive", item, None
 
 
-def graph_table(outputs, params=None):
+def graph_table(outputs, params=None, max_nodes=MAX_WALK):
     """The backward graph behind ``outputs`` (a tensor, a list of them or a {label: tensor} dict) as a table.
 
     Each node lists the tensors it saved for backward: shape, dtype, the bytes of its storage, and
     whether it is still alive or was freed by ``backward()``. ``params`` (``dict(model.named_parameters())``)
-    names the leaves. ``total_bytes`` counts each alive storage once and equals ``GraphMemory.bytes``
-    for the same computation; ``by_kind`` splits it the same way.
+    names the leaves. ``total_bytes`` counts each alive storage once and ``by_kind`` splits it as
+    ``GraphMemory`` does (a saved ``result`` without ``grad_fn``, such as a dropout mask, is an activation).
 
     >>> x = torch.ones(1000, requires_grad=True)
     >>> print(graph_table(x.sin().sum()))        # doctest: +NORMALIZE_WHITESPACE
@@ -278,12 +316,23 @@ def graph_table(outputs, params=None):
     3 nodes (1 leaf), 4.00 kB saved for backward (each storage once)
 
     Raises :class:`NoGraphError` for a tensor with no ``grad_fn`` (a leaf, a detached tensor, a
-    result computed under ``no_grad``).
+    result computed under ``no_grad``). The walk stops after ``max_nodes`` nodes (``.truncated``).
 
-    Limits: a frozen parameter (``requires_grad=False``) is named a parameter only through ``params``
-    (``GraphMemory`` sees the ``nn.Parameter`` itself); and reading a slot of a graph built under
-    ``torch.utils.checkpoint`` re-runs its forward (that is how checkpoint unpacks), so do not tabulate
-    checkpointed graphs: measure them with ``LiveTensors``.
+    Where ``total_bytes`` and ``GraphMemory.bytes`` differ, and why:
+
+    * an in-place op on a view (``y[:5].exp_()``) records a ``CopySlices`` node around the op's own
+      node, whose saved tensors PyTorch does not expose: listed as "not readable" and missing here;
+      GraphMemory counts them.
+    * a Python number autograd saves as a 0-dim tensor (``x * 2.0`` keeps an 8-byte float64) gets no
+      saved-tensor hooks: counted here, never seen by GraphMemory.
+    * slots packed by other saved-tensor hooks (``torch.utils.checkpoint``) are "not read": reading
+      them would recompute the forward. GraphMemory does not see inside those hooks either.
+    * kinds, for a graph recorded *without* GraphMemory (under it, the table reads the meter's kinds): a
+      saved tensor without ``grad_fn`` that does not require grad is an input here unless autograd saved
+      it as the node's ``result`` (max-pool indices, a dropout mask). GraphMemory knows more: such a
+      tensor made inside its block is an activation however it is saved (CPU dropout's noise, saved
+      as its multiply's input; data or a custom Function's saved output made inside the block).
+    * a frozen parameter (``requires_grad=False``) is named a parameter only through ``params``.
     """
     pairs = _as_outputs(outputs)
     for label, tensor in pairs:
@@ -291,53 +340,59 @@ def graph_table(outputs, params=None):
             raise NoGraphError(_no_graph_message(label, tensor))
     names = {id(p): name for name, p in (params or {}).items()}
     # Storages of leaves decide the kind of a saved tensor, as GraphMemory does from the tensor itself.
-    leaf_kinds = {id(_storage_of(p)): "parameters" for p in (params or {}).values()}
+    leaf_kinds = {id(s): "parameters" for p in (params or {}).values() for s in internals.storages_of(p)}
     index, order = {}, []  # node -> index; nodes in depth-first order from the outputs
     stack = [tensor.grad_fn for _, tensor in reversed(pairs)]
+    truncated = False
     while stack:
         node = stack.pop()
         if node is None or node in index:
             continue
+        if len(order) == max_nodes:
+            truncated = True
+            break
         index[node] = len(order)
         order.append(node)
         if hasattr(node, "variable"):  # AccumulateGrad: the leaf itself
             leaf = node.variable
             kind = "parameters" if isinstance(leaf, torch.nn.Parameter) else "inputs"
-            leaf_kinds.setdefault(id(_storage_of(leaf)), kind)
+            for storage in internals.storages_of(leaf):
+                leaf_kinds.setdefault(id(storage), kind)
         stack.extend(next_node for next_node, _ in reversed(node.next_functions))
+    stack = node = None
 
     storages = {}  # id(storage) -> storage: kept alive while we count, so ids stay unique
     total, by_kind = 0, {"parameters": 0, "inputs": 0, "activations": 0}
     nodes = []
     for node in order:
         graph_node = GraphNode(index=index[node], op=type(node).__name__,
-                               inputs=[index[n] for n, _ in node.next_functions if n is not None])
+                               inputs=[index[n] for n, _ in node.next_functions if n in index])
         if hasattr(node, "variable"):
             leaf = node.variable
             graph_node.leaf = f"{names.get(id(leaf), '')} {tuple(leaf.shape)}".strip()
         counted_here = set()
-        for name, tensor in _saved_tensors(node):
-            if tensor is _FREED:
-                graph_node.saved.append(SavedSlot(name, state=_FREED))
+        for name, state, tensor, meter_kind in _saved_tensors(node):
+            if tensor is None:
+                graph_node.saved.append(SavedSlot(name, state=state))
                 continue
-            storage = _storage_of(tensor)
-            if storage is None:
-                continue
-            key = id(storage)
-            if key in counted_here:  # the node saved the same storage twice (x * x): it costs once
-                continue
-            counted_here.add(key)
-            kind = leaf_kinds.get(key) or ("inputs" if tensor.grad_fn is None else "activations")
-            first = key not in storages
-            if first:
-                storages[key] = storage
-                total += storage.nbytes()
-                by_kind[kind] += storage.nbytes()
-            graph_node.saved.append(SavedSlot(name, shape=tuple(tensor.shape), dtype=str(tensor.dtype),
-                                              nbytes=storage.nbytes(), kind=kind, counted=first))
+            for storage in internals.storages_of(tensor):
+                key = id(storage)
+                if key in counted_here:  # the node saved the same storage twice (x * x): it costs once
+                    continue
+                counted_here.add(key)
+                made_by_forward = tensor.grad_fn is not None or name.startswith("result")
+                kind = leaf_kinds.get(key) or meter_kind or ("activations" if made_by_forward else "inputs")
+                first = key not in storages
+                if first:
+                    storages[key] = storage
+                    total += storage.nbytes()
+                    by_kind[kind] += storage.nbytes()
+                graph_node.saved.append(SavedSlot(name, state=state, shape=tuple(tensor.shape),
+                                                  dtype=str(tensor.dtype), nbytes=storage.nbytes(), kind=kind,
+                                                  counted=first))
         nodes.append(graph_node)
     outputs_info = [(label, index[tensor.grad_fn], tuple(tensor.shape)) for label, tensor in pairs]
-    return GraphTable(nodes, outputs_info, total, by_kind)
+    return GraphTable(nodes, outputs_info, total, by_kind, truncated)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,15 +411,18 @@ def _node_label(node, limit=4):
     lines = [node.op]
     if node.leaf is not None:
         lines.append(node.leaf)
-    alive = [slot for slot in node.saved if slot.state == "alive"]
-    for slot in alive[:limit]:
-        shape = "x".join(map(str, slot.shape)) or "scalar"
-        lines.append(f"{slot.name} [{shape}] {format_bytes(slot.nbytes)}")
-    if len(alive) > limit:
-        lines.append(f"... {len(alive) - limit} more: {format_bytes(node.nbytes)} in all")
-    freed = [slot.name for slot in node.saved if slot.state == _FREED]
-    if freed:
-        lines.append("freed: " + ", ".join(freed))
+    held = [slot for slot in node.saved if slot.state in _HELD]
+    for slot in held[:limit]:
+        shape = "x".join(map(str, slot.shape)) if slot.shape is not None else "?"
+        size = format_bytes(slot.nbytes) if slot.nbytes is not None else "? bytes"
+        mark = " MODIFIED IN PLACE: backward will raise" if slot.state == _MODIFIED else ""
+        lines.append(f"{slot.name} [{shape or 'scalar'}] {size}{mark}")
+    if len(held) > limit:
+        lines.append(f"... {len(held) - limit} more: {format_bytes(node.nbytes)} in all")
+    for state in (_FREED, _NOT_READ, _HIDDEN):
+        names = [slot.name for slot in node.saved if slot.state == state]
+        if names:
+            lines.append(f"{state}: " + ", ".join(names))
     return "\n".join(lines)
 
 
@@ -383,6 +441,8 @@ def _dot_source(table):
             attrs["fillcolor"] = "lightblue"
         elif node.state == "freed":
             attrs.update(fillcolor="#e0e0e0", style="filled,dashed", fontcolor="#555555")
+        if any(slot.state == _MODIFIED for slot in node.saved):
+            attrs.update(color="#c1121f", penwidth="3")
         if attrs["fillcolor"] == _PALETTE[-1]:
             attrs["fontcolor"] = "white"
         dot.node(str(node.index), _node_label(node), **attrs)
@@ -450,7 +510,7 @@ def show_graph(outputs, params=None, max_nodes=MAX_NODES):
     Without graphviz's ``dot`` program the view holds the table, the DOT ``.source`` and a ``.hint``
     on installing graphviz. Graphs over ``max_nodes`` nodes are summarised instead of drawn.
     """
-    table = graph_table(outputs, params)
+    table = graph_table(outputs, params, max_nodes=max(MAX_WALK, max_nodes + 1))
     if table.node_count > max_nodes:
         return GraphView(table, hint=f"{table.node_count} nodes is more than max_nodes={max_nodes}: a summary "
                                      "instead of a picture (pass a larger max_nodes to draw it anyway).")

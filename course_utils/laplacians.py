@@ -27,8 +27,7 @@ from typing import Callable, Optional
 
 import torch
 
-from .measurement import time_call
-from .meters import run_metered
+from .measurement import run_metered, time_call
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
            "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "METHODS",

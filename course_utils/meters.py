@@ -1,16 +1,16 @@
 """Exact memory meters: what tensors are alive, and what autograd's graph saved for backward.
 
-Two meters and two readings:
-
 * :class:`LiveTensors` counts the logical bytes of every tensor storage created inside it, on any
   device, and subtracts a storage the moment it dies. Views share their storage and add nothing.
 * :class:`GraphMemory` counts the bytes autograd saved for backward and still holds, each storage
   once, split into parameters, inputs and activations.
 * :func:`device_memory` is what the allocator and the operating system report (CUDA counters, RSS).
-* :func:`measure` runs a function under both meters and returns a :class:`Report`.
+* :func:`course_utils.measurement.measure` runs a function under both meters and reports.
 
 Both meters hold only weak references: they never keep a tensor alive. Each is a context manager
-that installs its hook on entry and removes it on exit, exception or not.
+that installs its hook on entry and removes it on exit, exception or not. A Ctrl-C (Jupyter's
+stop button) cannot leave a count wrong: a dying storage is noted by one C call, and bookkeeping that
+an interrupt cuts short is redone from the meter's own records at the next reading.
 
 >>> import torch
 >>> with LiveTensors() as live:
@@ -22,27 +22,20 @@ that installs its hook on entry and removes it on exit, exception or not.
 >>> live.bytes
 0
 """
-import gc
+import functools
+import signal
 import sys
 import threading
-import time
 import warnings
 import weakref
-from dataclasses import dataclass, field
+from collections import Counter
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
+from . import torch_internals as internals
 from .units import format_bytes
 
-
-def _storage_of(tensor):
-    """The tensor's untyped storage, or None for tensors that have none (sparse, meta, nested)."""
-    try:
-        storage = tensor.untyped_storage()
-    except (RuntimeError, NotImplementedError):
-        return None
-    return None if storage.device.type == "meta" else storage
+__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory"]
 
 
 def _tensors_in(value):
@@ -61,15 +54,65 @@ _OUT_OF_ORDER = ("meters must be exited in the reverse order they were entered (
                  "another meter or dispatch mode entered later is still active")
 
 
+class _SigintGuard:
+    """Hold a Ctrl-C back while a meter installs or removes its hook: an interrupt in the middle would
+    leave a dispatch mode or saved-tensor hooks installed for good. While any meter is active on the
+    main thread (the only one Python delivers SIGINT to) this handler stands in front of the previous
+    one: an interrupt that lands inside ``_Meter.__enter__``/``__exit__`` is noted, and the meter raises
+    it once nothing is half-installed; anywhere else it goes straight to the previous handler.
+    """
+
+    def __init__(self):
+        self.active, self.previous, self.pending = 0, None, False
+
+    def acquire(self):
+        if threading.current_thread() is threading.main_thread():
+            if self.active == 0:
+                self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.active += 1
+
+    def release(self):
+        if threading.current_thread() is threading.main_thread() and self.active:
+            self.active -= 1
+            if self.active == 0:
+                signal.signal(signal.SIGINT, self.previous)
+
+    def take_pending(self):
+        pending, self.pending = self.pending, False
+        return pending
+
+    def _handle(self, signum, frame):
+        while frame is not None:
+            if frame.f_code in _CRITICAL:
+                self.pending = True
+                return
+            frame = frame.f_back
+        if callable(self.previous):
+            self.previous(signum, frame)
+        else:
+            raise KeyboardInterrupt
+
+
+_sigint_guard = _SigintGuard()
+
+
 class _Meter:
-    """Shared life cycle of a meter: enter once, exit on the same thread, then read."""
+    """Shared life cycle of a meter: enter once, exit on the same thread, then read.
+
+    Interrupt safety: ``_dead`` collects what died, appended by a C function (no Python code runs in
+    a weakref callback, so a KeyboardInterrupt cannot cut it short); ``_stale`` is True while
+    bookkeeping runs, so an interrupt in between leaves it True and the next reading rebuilds the
+    totals from the meter's records (``_rebuild``).
+    """
 
     _what = "meter"
 
     def __init__(self):
-        self.bytes = 0
-        self.peak = 0
-        self._lock = threading.RLock()  # re-entrant: a release can fire inside a count (gc)
+        self._bytes = 0
+        self._peak = 0
+        self._dead = []  # weak references whose tensor/slot died, not yet subtracted
+        self._stale = False
+        self._lock = threading.RLock()  # re-entrant: a count can trigger gc, whose callbacks only append
         self._state = "new"
         self._owner = None
 
@@ -79,16 +122,26 @@ class _Meter:
                 f"This {type(self).__name__} was already used ({self._state}). Meters are one-shot: "
                 f"create a new one for each measurement, e.g. `with {type(self).__name__}() as {self._what}:`."
             )
+        _sigint_guard.acquire()
         self._state = "active"
         self._owner = threading.get_ident()
         try:
             self._install()
         except BaseException:
             self._state = "finished"
+            _sigint_guard.release()
             raise
-        return self
+        if _sigint_guard.take_pending():  # Ctrl-C while entering: leave nothing installed, then raise it
+            self.__exit__(None, None, None)
+            raise KeyboardInterrupt
+        return self  # no bytecode from the check to here looks for signals
 
     def __exit__(self, exc_type, exc, tb):
+        if self._state != "active":
+            raise RuntimeError(
+                f"This {type(self).__name__} is {self._state}, not active: __exit__ was called twice (or before "
+                f"__enter__). Use it as `with {type(self).__name__}() as {self._what}:` and let the block exit it once."
+            )
         if threading.get_ident() != self._owner:
             raise RuntimeError(
                 f"{type(self).__name__} was entered on one thread and exited on another. "
@@ -98,85 +151,100 @@ class _Meter:
             self._uninstall()
         finally:
             self._state = "finished"
+            _sigint_guard.release()
+        if _sigint_guard.take_pending():
+            raise KeyboardInterrupt
         return False
 
     @property
     def active(self):
         return self._state == "active"
 
-    def _add(self, nbytes):
-        # called with self._lock held
-        self.bytes += nbytes
-        if self.bytes > self.peak:
-            self.peak = self.bytes
+    @property
+    def bytes(self):
+        """Bytes counted and alive now."""
+        self._settle()
+        return self._bytes
+
+    @property
+    def peak(self):
+        """The highest ``bytes`` since the meter was entered."""
+        self._settle()
+        return self._peak
+
+    def _settle(self):
+        """Finish what an interrupt cut short, then subtract what died."""
+        if self._stale or self._dead:
+            with self._lock:
+                if self._stale:
+                    self._rebuild()
+                self._drain()
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._state}: {format_bytes(self.bytes)} now, {format_bytes(self.peak)} peak>"
 
 
-_aten = torch.ops.aten
-# Ops whose schema says "fresh output" but that may hand back an input's storage, and the reverse.
-_SHARES_INPUT_STORAGE = {_aten._unsafe_view.default}
-_ALWAYS_NEW = {_aten.lift_fresh.default}  # torch.tensor([...]) builds its data outside the dispatcher
-_returns_new_storage = {}  # op -> bool, filled on first sight
+_CRITICAL = {_Meter.__enter__.__code__, _Meter.__exit__.__code__}
 
 
-def _op_returns_new_storage(func):
-    """True when an op's outputs never alias its inputs (per its schema): then no input check is needed."""
-    fresh = _returns_new_storage.get(func)
-    if fresh is None:
-        schema = getattr(func, "_schema", None)
-        fresh = func in _ALWAYS_NEW or (
-            schema is not None and func not in _SHARES_INPUT_STORAGE
-            and all(ret.alias_info is None for ret in schema.returns)
-        )
-        _returns_new_storage[func] = fresh
-    return fresh
-
-
-class _CountNewStorages(TorchDispatchMode):
+class _CountNewStorages(internals.CompileAwareMode):
     """Dispatch mode that shows every op's new output storages to a LiveTensors meter."""
 
     def __init__(self, meter):
         super().__init__()
         self.meter = meter
 
+    def on_compile_skipped(self):
+        self.meter._compile_skipped()
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
         meter = self.meter
-        tensor = storage = None
-        if _op_returns_new_storage(func):
+        if internals.returns_new_storage(func):
+            inputs = None
+            out = func(*args, **kwargs)
             for tensor in _tensors_in(out):
-                storage = _storage_of(tensor)
-                if storage is not None:
-                    meter._count(storage)
+                if type(tensor) is torch.Tensor and tensor.layout is torch.strided:
+                    storage = tensor.untyped_storage()
+                    if func in internals.LIFT_FRESH_OPS and internals.is_foreign_memory(storage):
+                        continue  # torch.as_tensor / from_numpy: NumPy's memory, nothing new
+                    if storage.device.type != "meta":
+                        meter._count(storage)
+                else:  # sparse, nested, wrapper subclasses: their parts may be their inputs' storages
+                    if inputs is None:
+                        inputs = {id(s): s for t in _tensors_in((args, kwargs)) for s in internals.storages_of(t)}
+                    for storage in internals.storages_of(tensor):
+                        if id(storage) not in inputs:
+                            meter._count(storage)
         else:
             # A view or an in-place op: an output that shares an input's storage is not new memory,
-            # unless the op grew it (resize_, an out= argument): then the growth is counted.
-            inputs = {id(_storage_of(t)) for t in _tensors_in((args, kwargs or {}))}
+            # unless the op grew it (resize_, an out= argument): then the growth is counted. The inputs'
+            # storages are taken *before* the op: set_ (and torch.load, which uses it) swaps one in.
+            inputs = {id(s): s for t in _tensors_in((args, kwargs)) for s in internals.storages_of(t)}
+            out = func(*args, **kwargs)
             for tensor in _tensors_in(out):
-                storage = _storage_of(tensor)
-                if storage is None:
-                    continue
-                if id(storage) not in inputs:
-                    meter._count(storage)
-                else:
-                    meter._recount(storage)
-        if meter._budget is not None and meter.bytes > meter._budget:
-            reached = meter.bytes
-            # drop our references first: the exception's traceback must not keep the op's tensors alive
-            del out, tensor, storage, args, kwargs
-            meter._on_exceed(meter, func, reached)
+                for storage in internals.storages_of(tensor):
+                    if id(storage) in inputs:
+                        meter._recount(storage)
+                    else:
+                        meter._count(storage)
+        try:
+            meter._after_op(func)
+        except BaseException:  # the traceback keeps this frame: it must not keep the op's tensors alive
+            out = args = kwargs = inputs = tensor = storage = None
+            raise
         return out
 
 
 class LiveTensors(_Meter):
     """Count the bytes of every tensor storage created while the meter is active.
 
-    ``.bytes`` is what is alive now, ``.peak`` the highest ``.bytes`` while active. A storage is
-    counted once however many views share it, and subtracted when it is freed, also after the
-    ``with`` block ends. Storages that existed before (a model's parameters, inputs) are added with
-    :meth:`track`. Works on CPU, CUDA and MPS; nested meters each count.
+    ``.bytes`` is what is alive now, ``.peak`` the highest ``.bytes`` while active: the **peak of live
+    tensors**, read between ops. A storage is counted once however many views share it, and
+    subtracted when it is freed, also after the ``with`` block ends. Storages that existed before (a
+    model's parameters, inputs) are added with :meth:`track`. Works on CPU, CUDA and MPS; nested meters
+    each count. Sparse tensors count their component storages (COO indices and values, CSR crow/col/
+    values), wrapper subclasses (``torch.nested`` jagged tensors) their inner tensors' storages.
 
     >>> with LiveTensors() as live:
     ...     y = torch.ones(250).exp()   # the ones (1 kB) die at once; y is 1 kB
@@ -186,38 +254,70 @@ class LiveTensors(_Meter):
     ``by_device`` and ``peak_by_device`` split both by device (``"cpu"``, ``"cuda:0"``): compare the
     CUDA entry with ``torch.cuda.memory_allocated``.
 
-    ``budget``/``on_exceed``: when the live bytes go over ``budget`` after an op,
-    ``on_exceed(meter, op, reached_bytes)`` is called (see :func:`course_utils.memory_budget`).
+    What it cannot see (measured in ``tests/test_meter_edge_cases.py``):
 
-    Caveats: memory that bypasses PyTorch's dispatcher (``torch.from_numpy``) is not seen; pass such
-    tensors to :meth:`track`. ``.bytes`` adds up every device's storages (a CPU tensor made inside a
-    CUDA computation counts too; ``by_device`` separates them) and counts logical bytes: the CUDA
-    allocator rounds each block up to 512 bytes, so it reads slightly more for many tiny tensors.
+    * **scratch memory inside one op**: oneDNN convolution, LSTM and fused attention allocate
+      workspaces that live and die within the op, so ``.peak`` can read well under the allocator's
+      peak (``torch.cuda.max_memory_allocated``, the profiler): it is the peak of live *tensors*.
+    * **storages made outside the dispatcher**: ``torch.get_rng_state()`` (reentrant checkpointing
+      keeps one per segment) and memory owned by NumPy (``torch.from_numpy``, ``torch.as_tensor``
+      share it: not counted, as no new memory is made). Pass such tensors to :meth:`track`.
+    * **other threads**: dispatch modes are thread-local, so tensors made by a thread (a
+      ``DataLoader`` worker thread, ``threading.Thread``) are not counted, even one started inside the
+      block; they count once a tensor op on this thread returns them (a view or copy of them).
+    * ``torch.compile``: while the meter is active, Dynamo runs compiled functions eagerly (it skips
+      frames under a Python dispatch mode), so the reading is eager mode's; the meter warns.
+
+    ``.bytes`` adds up every device's storages (``by_device`` separates them) and counts logical
+    bytes: the CUDA allocator rounds each block up to 512 bytes, so it reads slightly more.
+
+    Subclasses extend it through three hooks, all no-ops here: :meth:`_on_new_storage`,
+    :meth:`_on_free_storage` and :meth:`_after_op` (:func:`course_utils.memory_budget` uses the last).
     """
 
     _what = "live"
 
-    def __init__(self, budget=None, on_exceed=None):
+    def __init__(self):
         super().__init__()
-        if (budget is None) != (on_exceed is None):
-            raise ValueError("LiveTensors takes a budget together with on_exceed (or neither); "
-                             "for a plain budget use course_utils.memory_budget(max_bytes)")
         self._refs = {}  # id(storage) -> (weakref to storage, nbytes, device)
-        self.by_device = {}  # "cpu", "cuda:0", ... -> bytes alive now
-        self.peak_by_device = {}
-        self._budget = budget
-        self._on_exceed = on_exceed
+        self._dead = {}  # id(storage) -> its dead weakref, set by the weakref's callback (a C call)
+        self._tracked = set()  # ids of storages added by track(): they existed before
+        self._by_device = {}  # "cpu", "cuda:0", ... -> bytes alive now
+        self._peak_by_device = {}
         self._mode = None
+        self._warned_compile = False
 
+    # ---------------------------------------------------------------- hooks for subclasses
+    def _on_new_storage(self, key, nbytes, device):
+        """Called once for each storage the meter counts for the first time (``key`` is its id)."""
+
+    def _on_free_storage(self, key, nbytes, device):
+        """Called once for each counted storage that died (noticed at the next op or reading)."""
+
+    def _after_op(self, func):
+        """Called after every op the meter's dispatch mode sees, and after :meth:`track` (``func="track()"``)."""
+
+    # ---------------------------------------------------------------- life cycle
     def _install(self):
         self._mode = _CountNewStorages(self)
         self._mode.__enter__()
+        self._mode.installed = True
 
     def _uninstall(self):
-        if _get_current_dispatch_mode() is not self._mode:
+        if internals.current_dispatch_mode() is not self._mode:
             raise RuntimeError(_OUT_OF_ORDER)
         mode, self._mode = self._mode, None
+        mode.installed = False
         mode.__exit__(None, None, None)
+
+    def _compile_skipped(self):
+        if not self._warned_compile:
+            self._warned_compile = True
+            warnings.warn(
+                "torch.compile runs eagerly while a LiveTensors meter is active (Dynamo skips code under a "
+                "Python dispatch mode), so this reading is eager mode's, not the compiled code's. To compare "
+                "memory with and without compile, read torch.cuda.max_memory_allocated (or the profiler) "
+                "outside any meter.", stacklevel=4)
 
     def track(self, *items):
         """Count storages that already exist: tensors, ``nn.Module`` s (parameters and buffers), or lists of them.
@@ -240,21 +340,27 @@ class LiveTensors(_Meter):
                     "Example: live.track(model, x)."
                 )
             for tensor in tensors:
-                storage = _storage_of(tensor)
-                if storage is not None:
+                for storage in internals.storages_of(tensor):
                     self._count(storage)
-        if self._budget is not None and self.bytes > self._budget:
-            self._on_exceed(self, "track()", self.bytes)
+                    self._tracked.add(id(storage))
+        self._after_op("track()")
         return self
 
+    # ---------------------------------------------------------------- bookkeeping
     def _count(self, storage):
         key = id(storage)
         with self._lock:
+            if self._stale or self._dead:  # a dead storage's id may be this one's: subtract it first
+                self._settle()
             if key in self._refs:
                 return
+            self._stale = True
             nbytes, device = storage.nbytes(), str(storage.device)
-            self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes, device)
-            self._add_on(device, nbytes)
+            ref = weakref.ref(storage, functools.partial(self._dead.__setitem__, key))
+            self._refs[key] = (ref, nbytes, device)
+            self._change(device, nbytes)
+            self._stale = False
+        self._on_new_storage(key, nbytes, device)
 
     def _recount(self, storage):
         """A counted storage an op resized in place (``resize_``, ``out=``): count the difference."""
@@ -262,46 +368,86 @@ class LiveTensors(_Meter):
         with self._lock:
             entry = self._refs.get(key)
             if entry is not None and entry[1] != storage.nbytes():
+                self._stale = True
                 self._refs[key] = (entry[0], storage.nbytes(), entry[2])
-                self._add_on(entry[2], storage.nbytes() - entry[1])
+                self._change(entry[2], storage.nbytes() - entry[1])
+                self._stale = False
 
-    def _add_on(self, device, nbytes):
-        self._add(nbytes)
-        now = self.by_device[device] = self.by_device.get(device, 0) + nbytes
-        if now > self.peak_by_device.get(device, 0):
-            self.peak_by_device[device] = now
+    def _change(self, device, nbytes):
+        self._bytes += nbytes
+        if self._bytes > self._peak:
+            self._peak = self._bytes
+        now = self._by_device[device] = self._by_device.get(device, 0) + nbytes
+        if now > self._peak_by_device.get(device, 0):
+            self._peak_by_device[device] = now
 
-    def _make_release(self, key):
-        def release(_ref):
-            with self._lock:
-                entry = self._refs.pop(key, None)
-                if entry is not None:
-                    self.bytes -= entry[1]
-                    self.by_device[entry[2]] -= entry[1]
-        return release
+    def _drain(self):
+        freed = []
+        self._stale = True
+        while self._dead:
+            key, ref = self._dead.popitem()
+            entry = self._refs.get(key)
+            if entry is not None and entry[0] is ref:
+                del self._refs[key]
+                self._tracked.discard(key)
+                self._change(entry[2], -entry[1])
+                freed.append((key, entry[1], entry[2]))
+        self._stale = False
+        for key, nbytes, device in freed:
+            self._on_free_storage(key, nbytes, device)
+
+    def _rebuild(self):
+        """Totals from the records, after an interrupt cut bookkeeping short."""
+        dead = [(key, entry) for key, entry in self._refs.items() if entry[0]() is None]
+        for key, _entry in dead:
+            del self._refs[key]
+            self._tracked.discard(key)
+        self._by_device = {}
+        for _ref, nbytes, device in self._refs.values():
+            self._by_device[device] = self._by_device.get(device, 0) + nbytes
+        self._bytes = sum(self._by_device.values())
+        self._peak = max(self._peak, self._bytes)
+        for device, nbytes in self._by_device.items():
+            self._peak_by_device[device] = max(self._peak_by_device.get(device, 0), nbytes)
+        self._stale = False
+        for key, (_ref, nbytes, device) in dead:
+            self._on_free_storage(key, nbytes, device)
+
+    def _born_inside(self, key):
+        """True when the storage ``key`` was made while this meter was active (counted, not tracked)."""
+        self._settle()
+        return key in self._refs and key not in self._tracked
+
+    @property
+    def by_device(self):
+        """Bytes alive now, per device."""
+        self._settle()
+        return dict(self._by_device)
+
+    @property
+    def peak_by_device(self):
+        """The highest bytes per device."""
+        self._settle()
+        return dict(self._peak_by_device)
 
     @property
     def count(self):
         """Number of distinct storages alive."""
+        self._settle()
         return len(self._refs)
 
 
 class GraphMemoryUnsupported(RuntimeError):
-    """Raised where autograd refuses saved-tensor hooks (``torch.func`` transforms)."""
+    """Raised where autograd refuses saved-tensor hooks (inside ``torch.func`` transforms)."""
 
+
+_UNSUPPORTED = (
+    "torch.func transforms (vmap, grad, jacrev, hessian, jvp ...) refuse saved-tensor hooks, so GraphMemory "
+    "cannot see what they save. Measure this code with LiveTensors instead (it counts every live tensor, the "
+    "graph's included), or run measure(fn), which falls back to LiveTensors by itself."
+)
 
 _KINDS = ("parameters", "inputs", "activations")
-
-
-def _kind(tensor):
-    """parameters: an ``nn.Parameter`` (or a view of one); inputs: any other tensor autograd did not
-    compute (no ``grad_fn``); activations: results computed inside the graph."""
-    base = tensor._base if tensor._base is not None else tensor
-    if isinstance(base, torch.nn.Parameter):
-        return "parameters"
-    if base.grad_fn is None:
-        return "inputs"
-    return "activations"
 
 
 def _alias(tensor):
@@ -314,9 +460,23 @@ def _alias(tensor):
     (True, None)
     """
     if type(tensor) in (torch.Tensor, torch.nn.Parameter):
-        with torch._C._DisableTorchDispatch():
+        with internals.dispatch_disabled():
             return tensor.detach()
     return tensor.detach()  # a tensor subclass may need its own __torch_dispatch__ to detach
+
+
+_reading_for_display = threading.local()  # graph_table shows a slot modified in place: no version check
+
+
+class reading_saved_for_display:
+    """Inside this block GraphMemory hands back saved tensors modified in place instead of raising
+    (graph_table marks them; backward still raises)."""
+
+    def __enter__(self):
+        self._before, _reading_for_display.on = getattr(_reading_for_display, "on", False), True
+
+    def __exit__(self, *exc):
+        _reading_for_display.on = self._before
 
 
 class _Saved:
@@ -324,22 +484,14 @@ class _Saved:
 
     It holds a *detached* alias (same storage, no ``grad_fn``): holding the original output tensor
     would make a reference cycle through its ``grad_fn`` that even ``gc.collect()`` cannot break.
-    When autograd drops it, the meter is told.
+    Each meter holds a weak reference to it and learns from its callback when autograd drops it.
     """
 
-    __slots__ = ("tensor", "version", "meters", "key")
+    __slots__ = ("tensor", "version", "kind", "__weakref__")
 
-    def __init__(self, tensor, meters, key):
+    def __init__(self, tensor, kind):
         # the detached alias shares the original's version counter, so in-place changes stay visible
-        self.tensor, self.version, self.meters, self.key = _alias(tensor), tensor._version, meters, key
-
-    def __del__(self):
-        for meter in self.meters:
-            meter._release(self.key)
-
-
-def _top_saved_tensor_hooks():
-    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+        self.tensor, self.version, self.kind = _alias(tensor), tensor._version, kind
 
 
 class GraphMemory(_Meter):
@@ -348,8 +500,11 @@ class GraphMemory(_Meter):
     ``.bytes`` counts each saved storage once; it drops when autograd frees the graph (after
     ``backward()``, when the output is deleted, or after ``gc.collect()`` for cycles made by
     ``create_graph=True``). ``.count`` is the number of saved slots alive; ``.by_kind`` splits the
-    bytes into ``parameters`` (weights the graph refers to: they cost nothing extra), ``inputs`` and
-    ``activations`` (what the graph really keeps alive).
+    bytes into ``parameters`` (weights the graph refers to: they cost nothing extra), ``inputs``
+    (tensors that existed before the meter started, or that an enclosing LiveTensors ``track()``-ed)
+    and ``activations`` (what the forward pass made and the graph keeps alive: results, and tensors
+    made without a ``grad_fn`` such as dropout masks, max-pool indices, batch-norm statistics).
+    A leaf that requires grad is an input wherever it was made.
 
     >>> x = torch.ones(1000, requires_grad=True)
     >>> with GraphMemory() as graph:
@@ -360,11 +515,17 @@ class GraphMemory(_Meter):
     >>> graph.bytes
     0
 
+    To tell inputs from activations it needs to know which tensors were made inside: it asks the
+    ``LiveTensors`` meter it is nested in (``measure`` and ``MemoryGauge`` enter both), or else runs
+    one of its own.
+
     Nested ``GraphMemory`` meters each count what is saved inside them. ``torch.func`` transforms
-    refuse saved-tensor hooks; inside this meter they raise :class:`GraphMemoryUnsupported`:
-    measure those with :class:`LiveTensors`. Other saved-tensor hooks entered *inside* the meter
-    (``torch.utils.checkpoint``) take over there, so what they keep is not seen; hooks entered
-    *outside* it (``save_on_cpu``) are replaced inside the block, with a warning.
+    refuse saved-tensor hooks: inside one (or around one) this meter raises
+    :class:`GraphMemoryUnsupported`; measure those with :class:`LiveTensors`. Other saved-tensor
+    hooks entered *inside* the meter (``torch.utils.checkpoint``) take over there, so what they keep
+    is not seen; hooks entered *outside* it (``save_on_cpu``) are replaced inside the block, with a
+    warning. Python numbers autograd saves as 0-dim tensors (``x * 2.0`` keeps an 8-byte float64)
+    get no hooks, so this meter never sees them; :func:`course_utils.graph_table` counts them.
     """
 
     _what = "graph"
@@ -372,12 +533,18 @@ class GraphMemory(_Meter):
     def __init__(self):
         super().__init__()
         self._slots = {}  # id(storage) -> [slots alive, nbytes, kind]
-        self.by_kind = dict.fromkeys(_KINDS, 0)
+        self._held = {}  # id(weakref to a _Saved) -> (that weakref, id(storage)): the records _rebuild trusts
+        self._by_kind = dict.fromkeys(_KINDS, 0)
         self._hooks = None
         self._counting = [self]  # this meter and the GraphMemory meters it is nested in
+        self._births = None  # a LiveTensors meter that knows which storages were made inside
+        self._own_births = None  # ... entered by this meter when it is not nested in one
+        self._born_before = frozenset()
 
     def _install(self):
-        outer = _top_saved_tensor_hooks()
+        if internals.in_functorch_transform():
+            raise GraphMemoryUnsupported(_UNSUPPORTED)
+        outer = internals.top_saved_tensor_hooks()
         if outer is not None:
             outer_meter = getattr(outer[0], "__self__", None)
             if isinstance(outer_meter, GraphMemory):
@@ -385,52 +552,87 @@ class GraphMemory(_Meter):
             else:
                 warnings.warn("GraphMemory replaces the saved-tensor hooks already active (e.g. save_on_cpu) "
                               "inside its block, so saved tensors stay where autograd made them.", stacklevel=3)
+        mode = internals.current_dispatch_mode()
+        if isinstance(mode, _CountNewStorages):
+            self._births = mode.meter
+            self._born_before = frozenset(mode.meter._refs)
+        else:
+            self._births = self._own_births = LiveTensors().__enter__()
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
-        self._hooks.__enter__()
+        try:
+            self._hooks.__enter__()
+        except BaseException:
+            if self._own_births is not None:
+                self._own_births.__exit__(None, None, None)
+            raise
 
     def _uninstall(self):
-        top = _top_saved_tensor_hooks()
+        top = internals.top_saved_tensor_hooks()
         if top is None or getattr(top[0], "__self__", None) is not self:
+            raise RuntimeError(_OUT_OF_ORDER)
+        if self._own_births is not None and internals.current_dispatch_mode() is not self._own_births._mode:
             raise RuntimeError(_OUT_OF_ORDER)
         hooks, self._hooks = self._hooks, None
         hooks.__exit__(None, None, None)
+        if self._own_births is not None:
+            self._own_births.__exit__(None, None, None)
+        self._births = self._own_births = None  # what was made inside no longer matters
 
     def __exit__(self, exc_type, exc, tb):
         super().__exit__(exc_type, exc, tb)
-        if exc_type is RuntimeError and "saved tensor hooks" in str(exc):
-            raise GraphMemoryUnsupported(
-                "torch.func transforms (vmap, grad, jacrev, hessian, jvp ...) refuse saved-tensor hooks, "
-                "so GraphMemory cannot see what they save. Measure this code with LiveTensors instead "
-                "(it counts every live tensor, the graph's included), or run measure(fn), which falls "
-                "back to LiveTensors by itself."
-            ) from exc
+        if exc_type is RuntimeError and internals.is_saved_hooks_refused_error(exc):
+            raise GraphMemoryUnsupported(_UNSUPPORTED) from exc
         return False
 
-    def _pack(self, tensor):
-        storage = _storage_of(tensor)
-        if storage is None:
-            return tensor
-        key = id(storage)
-        kind = _kind(tensor)
-        for meter in self._counting:
-            meter._hold(key, storage.nbytes(), kind)
-        return _Saved(tensor, self._counting, key)
+    def _kind(self, tensor, key):
+        """parameters: an ``nn.Parameter`` (or a view of one); activations: computed inside the graph,
+        or made inside the meter; inputs: leaves that require grad, tensors that existed before (or were tracked)."""
+        base = tensor._base if tensor._base is not None else tensor
+        if isinstance(base, torch.nn.Parameter):
+            return "parameters"
+        if base.grad_fn is not None:
+            return "activations"
+        if base.requires_grad:
+            return "inputs"
+        births = self._births
+        if births is not None and key not in self._born_before and births._born_inside(key):
+            return "activations"
+        return "inputs"
 
-    def _hold(self, key, nbytes, kind):
+    def _pack(self, tensor):
+        storages = internals.storages_of(tensor)
+        if not storages:
+            return tensor
+        saved = _Saved(tensor, self._kind(tensor, id(storages[0])))  # graph_table reads the kind from it
+        for storage in storages:
+            key, nbytes = id(storage), storage.nbytes()
+            for meter in self._counting:
+                meter._hold(saved, key, nbytes, meter._kind(tensor, key))
+        return saved
+
+    def _hold(self, saved, key, nbytes, kind):
         with self._lock:
+            if self._stale or self._dead:
+                self._settle()
+            self._stale = True
             slot = self._slots.get(key)
             if slot is None:  # the holders keep the storage alive, so its id cannot be reused meanwhile
                 slot = self._slots[key] = [0, nbytes, kind]
-                self.by_kind[kind] += nbytes
-                self._add(nbytes)
+                self._by_kind[kind] += nbytes
+                self._bytes += nbytes
+                if self._bytes > self._peak:
+                    self._peak = self._bytes
             slot[0] += 1
+            ref = weakref.ref(saved, self._dead.append)
+            self._held[id(ref)] = (ref, key)
+            self._stale = False
 
     @staticmethod
     def _unpack(saved):
         if not isinstance(saved, _Saved):
             return saved
         # With saved-tensor hooks autograd leaves the in-place check to the hooks: do it as autograd would.
-        if saved.tensor._version != saved.version:
+        if saved.tensor._version != saved.version and not getattr(_reading_for_display, "on", False):
             t = saved.tensor
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
@@ -439,22 +641,42 @@ class GraphMemory(_Meter):
             )
         return saved.tensor
 
-    def _release(self, key):
-        with self._lock:
-            slot = self._slots.get(key)
-            if slot is None:
-                return
-            slot[0] -= 1
-            if slot[0] == 0:
-                del self._slots[key]
-                self.bytes -= slot[1]
-                self.by_kind[slot[2]] -= slot[1]
+    def _drain(self):
+        self._stale = True
+        while self._dead:
+            record = self._held.pop(id(self._dead.pop()), None)
+            if record is not None:
+                slot = self._slots[record[1]]
+                slot[0] -= 1
+                if slot[0] == 0:
+                    del self._slots[record[1]]
+                    self._bytes -= slot[1]
+                    self._by_kind[slot[2]] -= slot[1]
+        self._stale = False
+
+    def _rebuild(self):
+        """Totals from the records, after an interrupt cut bookkeeping short."""
+        self._held = {ref_id: (ref, key) for ref_id, (ref, key) in self._held.items() if ref() is not None}
+        alive = Counter(key for _ref, key in self._held.values())
+        self._slots = {key: [alive[key], slot[1], slot[2]] for key, slot in self._slots.items() if alive[key]}
+        self._by_kind = dict.fromkeys(_KINDS, 0)
+        for _count, nbytes, kind in self._slots.values():
+            self._by_kind[kind] += nbytes
+        self._bytes = sum(self._by_kind.values())
+        self._peak = max(self._peak, self._bytes)
+        self._stale = False
+
+    @property
+    def by_kind(self):
+        """Bytes saved and alive, split into parameters, inputs and activations."""
+        self._settle()
+        return dict(self._by_kind)
 
     @property
     def count(self):
         """Number of saved slots alive (a storage saved by three nodes counts three times here)."""
-        with self._lock:
-            return sum(slot[0] for slot in self._slots.values())
+        self._settle()
+        return sum(slot[0] for slot in self._slots.values())
 
 
 def device_memory(device=None):
@@ -493,110 +715,3 @@ def device_memory(device=None):
     return readings
 
 
-@dataclass
-class Report:
-    """What :func:`measure` found. All sizes in bytes; ``None`` where a reading was not possible."""
-
-    name: str
-    peak_bytes: int
-    held_bytes: int
-    saved_bytes: int = None
-    saved_by_kind: dict = None
-    leftover_bytes: int = None
-    seconds: float = 0.0
-    device: dict = field(default_factory=dict)
-    result: object = None
-    note: str = ""
-
-    def rows(self):
-        """(label, value as text) pairs, in reading order."""
-        rows = [
-            ("peak while running", format_bytes(self.peak_bytes)),
-            ("held while result lives", format_bytes(self.held_bytes)),
-            ("saved for backward", format_bytes(self.saved_bytes) if self.saved_bytes is not None else "n/a (torch.func)"),
-        ]
-        if self.saved_by_kind:
-            rows += [(f"  of which {kind}", format_bytes(n)) for kind, n in self.saved_by_kind.items() if n]
-        rows.append(("left after result dropped", format_bytes(self.leftover_bytes) if self.leftover_bytes is not None else "n/a (result kept)"))
-        rows.append(("time", f"{self.seconds * 1e3:.1f} ms"))
-        rows += [(key, format_bytes(value)) for key, value in self.device.items()]
-        return rows
-
-    def __str__(self):
-        rows = self.rows()
-        width = max(len(label) for label, _ in rows)
-        lines = [f"measure({self.name})"] + [f"  {label:<{width}}  {value:>10}" for label, value in rows]
-        if self.note:
-            lines.append(f"  note: {self.note}")
-        return "\n".join(lines)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
-
-    def _repr_html_(self):
-        body = "".join(f"<tr><td style='text-align:left'>{label}</td><td style='text-align:right'>{value}</td></tr>"
-                       for label, value in self.rows())
-        note = f"<caption style='caption-side:bottom'>{self.note}</caption>" if self.note else ""
-        return f"<table><thead><tr><th colspan=2>measure({self.name})</th></tr></thead>{body}{note}</table>"
-
-
-def run_metered(fn, *args, **kwargs):
-    """Run ``fn`` under fresh :class:`LiveTensors` and :class:`GraphMemory` meters: ``(live, graph, result, seconds)``.
-
-    Where ``fn`` uses ``torch.func`` (which refuses the graph meter) it runs a second time under
-    ``LiveTensors`` alone and ``graph`` is ``None``; the retry runs outside the failed attempt's
-    ``except`` block, so that attempt's tensors are freed first.
-    """
-    gc.collect()
-    try:
-        with LiveTensors() as live, GraphMemory() as graph:
-            start = time.perf_counter()
-            result = fn(*args, **kwargs)
-            seconds = time.perf_counter() - start
-        return live, graph, result, seconds
-    except GraphMemoryUnsupported:
-        pass
-    gc.collect()
-    with LiveTensors() as live:
-        start = time.perf_counter()
-        result = fn(*args, **kwargs)
-        seconds = time.perf_counter() - start
-    return live, None, result, seconds
-
-
-def measure(fn, *args, keep_result=False, **kwargs):
-    """Run ``fn(*args, **kwargs)`` under :class:`LiveTensors` and :class:`GraphMemory` and report.
-
-    The report has the peak, the bytes held while the result lives, the saved bytes, and the bytes
-    still alive after the result is dropped and garbage collected: a leak (say, a loss kept in a
-    list) shows there. To measure that, ``measure`` drops the result; pass ``keep_result=True`` to
-    get it back in ``report.result`` instead (``leftover_bytes`` is then ``None``).
-
-    If ``fn`` uses ``torch.func`` (which refuses the graph meter), ``fn`` runs a second time under
-    ``LiveTensors`` alone and ``saved_bytes`` is ``None``.
-
-    >>> report = measure(lambda: torch.ones(1000, requires_grad=True).exp().sum())
-    >>> report.saved_bytes, report.leftover_bytes
-    (4000, 0)
-    """
-    name = getattr(fn, "__name__", type(fn).__name__)
-    live, graph, result, seconds = run_metered(fn, *args, **kwargs)
-    note = "" if graph else "fn uses torch.func, which refuses the graph meter: ran it again under LiveTensors alone"
-    gc.collect()  # create_graph=True can leave reference cycles
-    report = Report(
-        name=name,
-        peak_bytes=live.peak,
-        held_bytes=live.bytes,
-        saved_bytes=graph.bytes if graph else None,
-        saved_by_kind=dict(graph.by_kind) if graph else None,
-        seconds=seconds,
-        device=device_memory(),
-        note=note,
-    )
-    if keep_result:
-        report.result = result
-    else:
-        del result
-        gc.collect()
-        report.leftover_bytes = live.bytes
-    return report

@@ -16,7 +16,7 @@ from typing import Optional
 import torch
 
 from .devices import device_name, pick_device
-from .meters import run_metered
+from .measurement import run_metered
 from .tables import Table
 from .units import format_bytes
 

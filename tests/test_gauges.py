@@ -7,6 +7,7 @@ import torch
 
 from course_utils import MemoryBudgetExceeded, MemoryGauge, format_bytes
 from course_utils import gauges
+from course_utils.gauges import GaugeStatus
 
 
 class FakeClock:
@@ -107,8 +108,9 @@ def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook(n
                 raise ValueError("boom")
     assert nothing_installed()
     assert gauge.trace.values["live"] == [4000, 8000, 12000]  # steps 0-2 completed
-    assert "left the loop after 3 steps" in gauge.status
-    assert "left the loop after 3 steps" in gauge._widgets["status"].value
+    assert gauge.status is GaugeStatus.LEFT_EARLY
+    said = "left the loop during step 4 of 10 (a break, or an exception in the loop body); 3 steps completed"
+    assert said in gauge.model.outcome() and said in gauge._widgets["status"].value
 
 
 def test_exception_in_a_with_block_is_named_by_the_gauge(nothing_installed):
@@ -118,7 +120,8 @@ def test_exception_in_a_with_block_is_named_by_the_gauge(nothing_installed):
             gauge.sample(0)
             {}["missing"]
     assert nothing_installed()
-    assert gauge.status == "stopped after 1 step: KeyError: 'missing'"
+    assert gauge.status is GaugeStatus.STOPPED
+    assert gauge.model.outcome() == "stopped after 1 step: KeyError: 'missing'"
 
 
 def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why(nothing_installed):
@@ -128,7 +131,8 @@ def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why(nothing_insta
             history.append(torch.zeros(1000))
     assert nothing_installed()
     assert gauge.trace.values["live"] == [4000, 8000]
-    assert "over the budget of 10.0 kB" in gauge.status and "stopped after 2 steps" in gauge.status
+    assert gauge.status is GaugeStatus.OVER_BUDGET and gauge.status.startswith("stopped")
+    assert "over the budget of 10.0 kB" in gauge.model.outcome() and "stopped after 2 steps" in gauge.model.outcome()
     bar = gauge._widgets["cells"]["live"][0]
     assert bar.bar_style == "danger" and bar.max == 10_000
     assert "MemoryBudgetExceeded" in gauge._widgets["status"].value
@@ -198,3 +202,29 @@ def test_plain_python_gets_text_only(tmp_path):
 def test_bad_settings_are_refused_when_the_gauge_is_made(kwargs, message):
     with pytest.raises(ValueError, match=message):
         MemoryGauge(**kwargs)
+
+
+def test_a_loop_left_early_exits_the_meters_at_once_even_when_the_iterator_is_kept(nothing_installed):
+    gauge = MemoryGauge(meters=("live", "saved"), mode="text")
+    kept = gauge.track(range(5))
+    for _ in kept:
+        break
+    assert nothing_installed(), "the gauge's meters must not outlive the loop"
+    with gauges.LiveTensors() as later:
+        x = torch.zeros(1000)
+    assert later.bytes == 4000 and gauge.live.bytes == 0, "a later, unrelated meter is not counted by the gauge"
+    assert gauge.status is GaugeStatus.LEFT_EARLY
+    assert gauge.model.outcome() == ("left the loop during step 1 of 5 (a break, or an exception in the loop body); "
+                                     "0 steps completed")
+    assert "0 of 5 steps" in gauge.summary().status
+    del x
+
+
+def test_the_gauge_is_a_model_and_a_view_with_every_attribute_set_in_init():
+    gauge = MemoryGauge(meters=("live",), mode="text")
+    fresh = set(vars(gauge)) | set(vars(gauge.model))
+    with gauge:
+        gauge.sample()
+    assert set(vars(gauge)) | set(vars(gauge.model)) == fresh, "attributes appear only in __init__"
+    assert gauge.status is GaugeStatus.FINISHED and gauge.view is None
+    assert isinstance(gauge.model, gauges.GaugeModel)

@@ -88,13 +88,14 @@ class _ExpSavingBoth(torch.autograd.Function):
 
 def _computations():
     x = torch.ones(N, requires_grad=True)
+    rows, ones = torch.tensor([0, 5, 7]), torch.ones(10, 3)  # data that exists before the meter: inputs
     return {
         "exp": lambda: (x, x.exp().sum()),
         "sin*x": lambda: (x, (x.sin() * x).sum()),
         "mlp": _mlp_loss,
         "create_graph": _second_derivative,
-        "index": lambda: (x, x[torch.tensor([0, 5, 7])].sum()),
-        "view of an input": lambda: (x, (x.view(10, 100).t() @ torch.ones(10, 3)).sum()),
+        "index": lambda: (x, x[rows].sum()),
+        "view of an input": lambda: (x, (x.view(10, 100).t() @ ones).sum()),
         "custom Function": lambda: (x, _ExpSavingBoth.apply(x).sum()),
     }
 
@@ -108,7 +109,12 @@ def test_total_equals_graph_memory(name):
     _, plain = compute()  # the same computation, no meter
     assert graph.bytes > 0
     assert hooked.total_bytes == graph.bytes == graph_table(plain).total_bytes
-    assert hooked.by_kind == graph.by_kind == graph_table(plain).by_kind
+    assert hooked.by_kind == graph.by_kind, "under the meter the table reads the meter's kinds"
+    plain_kinds = graph_table(plain).by_kind
+    if name == "create_graph":  # autograd.grad's seed (a 0-dim 1.0) is made inside the meter: an activation
+        # there, an input for a table of a plain graph (graph_table's docstring says why)
+        plain_kinds["inputs"], plain_kinds["activations"] = plain_kinds["inputs"] - 4, plain_kinds["activations"] + 4
+    assert plain_kinds == graph.by_kind
     out.backward()
     assert graph.bytes == 0 and graph_table(out).total_bytes == 0
 

@@ -1,0 +1,219 @@
+"""Every use of PyTorch internals in ``course_utils``, in one place: where a PyTorch upgrade will break.
+
+Each function says what it relies on and which test guards it. When the ``torch`` pin moves, run those
+tests first (``pytest tests/test_torch_internals.py tests/test_meters.py tests/test_meter_edge_cases.py
+tests/test_graph_views.py tests/test_graphs.py``).
+
+>>> import torch
+>>> [s.nbytes() for s in storages_of(torch.zeros(10))]
+[40]
+"""
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+__all__ = [
+    "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
+    "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
+    "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
+    "saved_slot_unpack_hooks", "saved_slot_data",
+]
+
+# Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
+# exit in the reverse order they were entered. Guarded by
+# test_meters.py::test_meters_exited_out_of_order_raise_instead_of_counting_wrong.
+current_dispatch_mode = _get_current_dispatch_mode
+
+# Relies on: torch._C._DisableTorchDispatch, a context manager that hides Python dispatch modes and
+# subclasses' __torch_dispatch__ for plain tensors. Guarded by graphs.py's _alias doctest and by
+# test_meter_edge_cases.py::test_sparse_tensors_count_their_component_storages.
+dispatch_disabled = torch._C._DisableTorchDispatch
+
+_aten = torch.ops.aten
+# Relies on: aten op names. lift_fresh wraps data built outside the dispatcher (torch.tensor, as_tensor,
+# from_numpy); _unsafe_view's schema says "fresh" but it hands back its input's storage.
+LIFT_FRESH_OPS = frozenset({_aten.lift_fresh.default})
+_SHARES_INPUT_STORAGE = frozenset({_aten._unsafe_view.default})
+ALWAYS_NEW_OPS = LIFT_FRESH_OPS  # never compared with the inputs: its input was never counted
+_returns_new_storage = {}  # op -> bool, filled on first sight
+
+
+def returns_new_storage(func):
+    """True when an op's outputs never alias its inputs, read from its schema (``alias_info``).
+
+    Relies on: ``OpOverload._schema.returns[i].alias_info`` (a TorchScript schema object).
+    Guarded by: test_meters.py (views and in-place ops add nothing; out= growth is counted).
+
+    >>> returns_new_storage(torch.ops.aten.exp.default), returns_new_storage(torch.ops.aten.view.default)
+    (True, False)
+    """
+    fresh = _returns_new_storage.get(func)
+    if fresh is None:
+        schema = getattr(func, "_schema", None)
+        fresh = func in ALWAYS_NEW_OPS or (
+            schema is not None and func not in _SHARES_INPUT_STORAGE
+            and all(ret.alias_info is None for ret in schema.returns)
+        )
+        _returns_new_storage[func] = fresh
+    return fresh
+
+
+_SPARSE_PARTS = {
+    torch.sparse_coo: ("_indices", "_values"),
+    torch.sparse_csr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_bsr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_csc: ("ccol_indices", "row_indices", "values"),
+    torch.sparse_bsc: ("ccol_indices", "row_indices", "values"),
+}
+
+
+def storages_of(tensor):
+    """The untyped storages that hold ``tensor``'s data: one for a dense tensor, the component
+    storages of a sparse tensor (COO indices + values; CSR crow/col/values ...), the inner tensors'
+    storages of a wrapper subclass (``torch.nested`` jagged tensors, DTensor-like wrappers), none for
+    a meta tensor.
+
+    Relies on: ``untyped_storage()`` raising for sparse tensors, the sparse component accessors, and
+    the ``__tensor_flatten__`` protocol of traceable wrapper subclasses (``torch.utils._python_dispatch``).
+    Guarded by: test_meter_edge_cases.py::test_sparse_tensors_count_their_component_storages and
+    ::test_nested_jagged_tensors_count_their_inner_tensors.
+
+    >>> i, v = torch.tensor([[0, 1], [1, 0]]), torch.tensor([3.0, 4.0])
+    >>> [s.nbytes() for s in storages_of(torch.sparse_coo_tensor(i, v, (2, 2)))]
+    [32, 8]
+    """
+    parts = _SPARSE_PARTS.get(tensor.layout)
+    if parts is not None:
+        with dispatch_disabled():  # reading the parts is no new memory: no meter needs to see it
+            return [s for name in parts for s in storages_of(getattr(tensor, name)())]
+    flatten = getattr(type(tensor), "__tensor_flatten__", None)
+    if flatten is not None:
+        names, _context = tensor.__tensor_flatten__()
+        return [s for name in names for s in storages_of(getattr(tensor, name))]
+    try:
+        storage = tensor.untyped_storage()
+    except (RuntimeError, NotImplementedError):
+        return []
+    return [] if storage.device.type == "meta" else [storage]
+
+
+def is_foreign_memory(storage):
+    """True when PyTorch did not allocate the storage's memory (NumPy's, a buffer's, DLPack's).
+
+    Relies on: such storages being created non-resizable (``torch.from_numpy``/``as_tensor``/
+    ``frombuffer`` wrap memory PyTorch cannot grow), while PyTorch's own allocations are resizable.
+    Guarded by: test_meter_edge_cases.py::test_memory_shared_with_numpy_is_not_new.
+
+    >>> import numpy
+    >>> is_foreign_memory(torch.from_numpy(numpy.zeros(3)).untyped_storage()), is_foreign_memory(torch.zeros(3).untyped_storage())
+    (True, False)
+    """
+    return not storage.resizable()
+
+
+def top_saved_tensor_hooks():
+    """The innermost ``(pack, unpack)`` saved-tensor hooks installed, or None.
+
+    Relies on: ``torch._C._autograd._top_saved_tensors_default_hooks``. Guarded by:
+    test_meters.py::test_meters_exited_out_of_order_raise_instead_of_counting_wrong and the nesting tests.
+    """
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+
+
+def in_functorch_transform():
+    """True inside a ``torch.func`` transform (vmap, grad, jacrev ...), which refuses saved-tensor hooks.
+
+    Relies on: ``torch._C._functorch.maybe_current_level()`` (None outside any transform).
+    Guarded by: test_meter_edge_cases.py::test_graph_memory_inside_a_transform_raises_unsupported.
+
+    >>> in_functorch_transform()
+    False
+    """
+    return torch._C._functorch.maybe_current_level() is not None
+
+
+# Error-text matching: autograd reports these conditions only as RuntimeError messages.
+
+def is_freed_error(error):
+    """Reading ``node._saved_x`` after backward freed it. Guarded by: test_graphs.py (freed slots)."""
+    return "freed" in str(error)
+
+
+def is_inplace_modified_error(error):
+    """Unpacking a saved tensor that was modified in place since it was saved.
+    Guarded by: test_graph_views.py::test_graph_table_marks_a_saved_tensor_modified_in_place."""
+    return "modified by an inplace operation" in str(error)
+
+
+def is_saved_hooks_refused_error(error):
+    """A ``torch.func`` transform refusing saved-tensor hooks.
+    Guarded by: test_meters.py::test_torch_func_is_refused_with_a_pointer_to_live_tensors."""
+    return "saved tensor hooks" in str(error)
+
+
+def _raw_name(attribute):
+    """``_saved_self`` -> ``_raw_saved_self``; a custom Function's ``saved_tensors`` -> ``_raw_saved_tensors``."""
+    return "_raw" + attribute if attribute.startswith("_saved_") else "_raw_" + attribute
+
+
+def saved_slot_unpack_hooks(node, attribute):
+    """The unpack hooks of the saved slot(s) behind ``node.<attribute>`` (``None`` for a slot saved
+    without hooks), read without unpacking anything.
+
+    Relies on: autograd nodes exposing ``_raw_saved_<name>`` (and ``_raw_saved_tensors`` on custom
+    Functions) as ``torch._C._autograd.SavedTensor`` objects with an ``unpack_hook`` attribute.
+    Guarded by: test_graph_views.py::test_graph_table_does_not_unpack_checkpointed_slots.
+    """
+    try:
+        raw = getattr(node, _raw_name(attribute), None)
+    except RuntimeError:  # freed by backward
+        return []
+    items = raw if isinstance(raw, (tuple, list)) else [raw]
+    hooks = []
+    for item in items:
+        try:
+            hooks.append(getattr(item, "unpack_hook", None))
+        except RuntimeError:  # a freed slot
+            hooks.append(None)
+    return hooks
+
+
+def saved_slot_data(node, attribute):
+    """What a saved slot holds, read without unpacking it: the tensor (without autograd's version
+    check: a slot modified in place), or the object a pack hook returned; None where unreadable.
+
+    Relies on: ``SavedTensor.data``. Guarded by:
+    test_graph_views.py::test_graph_table_marks_a_saved_tensor_modified_in_place.
+    """
+    try:
+        raw = getattr(node, _raw_name(attribute), None)
+        return raw.data if raw is not None and not isinstance(raw, (tuple, list)) else None
+    except RuntimeError:
+        return None
+
+
+class CompileAwareMode(TorchDispatchMode):
+    """A dispatch mode told when ``torch.compile`` runs a function eagerly because of it.
+
+    Relies on: Dynamo asking each mode on the stack ``ignore_compile_internals()`` before it skips a
+    frame under a Python dispatch mode (``torch._dynamo.convert_frame``), and ``TorchDispatchMode.__enter__``
+    asking it once on entry (hence ``installed``). Guarded by:
+    test_meter_edge_cases.py::test_torch_compile_under_live_tensors_warns_that_it_runs_eagerly.
+    """
+
+    installed = False
+
+    def ignore_compile_internals(self):
+        if self.installed:
+            self.on_compile_skipped()
+        return False
+
+    def on_compile_skipped(self):
+        """Override: called each time Dynamo skips a compiled function because this mode is active."""
+
+
+def is_copy_slices(node):
+    """True for the node an in-place op on a view records around the op's own node (its saved tensors
+    have no accessor). Relies on: the node class name ``CopySlices``. Guarded by:
+    test_graph_views.py::test_where_graph_table_and_graph_memory_differ_is_exactly_what_the_docs_say.
+    """
+    return type(node).__name__ == "CopySlices"
