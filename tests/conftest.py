@@ -1,12 +1,27 @@
 import gc
 import pathlib
 import socket
+import sys
 
 import pytest
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (setup_cell, my_notebooks, ...)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers (declared in pyproject.toml) from where a test lives, so that new notebooks and new tests under
+    tests/browser/ get them without an edit: `make test-fast` is `-m "not slow"`."""
+    for item in items:
+        path = pathlib.Path(str(item.path))
+        if path.suffix == ".ipynb":
+            item.add_marker("notebooks")
+        if "browser" in path.parts and path.is_relative_to(ROOT / "tests"):
+            item.add_marker("browser")
+        if item.get_closest_marker("notebooks") or item.get_closest_marker("browser"):
+            item.add_marker("slow")
 
 
 @pytest.fixture
