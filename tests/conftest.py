@@ -10,6 +10,9 @@ from torch.utils._python_dispatch import _get_current_dispatch_mode
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (setup_cell, my_notebooks, ...)
 
+# Whole test modules that run a course end to end (every worked solution, the meters' selftest): slow.
+SLOW_MODULES = {"test_solutions.py", "test_selftest.py"}
+
 
 def pytest_collection_modifyitems(config, items):
     """Markers (declared in pyproject.toml) from where a test lives, so that new notebooks and new tests under
@@ -18,9 +21,9 @@ def pytest_collection_modifyitems(config, items):
         path = pathlib.Path(str(item.path))
         if path.suffix == ".ipynb":
             item.add_marker("notebooks")
-        if "browser" in path.parts and path.is_relative_to(ROOT / "tests"):
+        if path.is_relative_to(ROOT / "tests" / "browser"):
             item.add_marker("browser")
-        if item.get_closest_marker("notebooks") or item.get_closest_marker("browser"):
+        if item.get_closest_marker("notebooks") or item.get_closest_marker("browser") or path.name in SLOW_MODULES:
             item.add_marker("slow")
 
 
