@@ -1,30 +1,41 @@
 # The course's two commands:
-#   make lab   set everything up, then open JupyterLab on notebooks/00_start_here.ipynb
-#   make test  set everything up, then run the whole test suite (what .ci/run calls)
-# Both are fast when nothing changed: the virtual environment is rebuilt only when pyproject.toml is newer.
+#   make lab   set everything up, then open JupyterLab on your own copy of notebooks/00_start_here.ipynb
+#   make test  set everything up, then run the whole test suite (what .ci/run and .github/workflows call)
+# More:
+#   make test TORCH=2.14.1   the same suite on another torch, in its own environment (.venv-torch-2.14.1)
+#   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser (about a minute)
+#   make fresh NOTEBOOK=01_graph_lifecycle   a fresh copy of one notebook in my_notebooks/ (the old one is kept)
+#   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
+# All are fast when nothing changed: an environment is rebuilt only when pyproject.toml is newer.
 
 PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 KERNEL := autograd-memory-lab
 PORT   ?= 8888
 # Extra options for `jupyter lab`, e.g. LAB_ARGS=--ServerApp.port_retries=0
 LAB_ARGS ?=
 # Optional package index for torch, e.g. https://download.pytorch.org/whl/cpu (CPU-only build on Linux)
 TORCH_INDEX ?=
-TORCH_PIN := $(shell grep -o 'torch==[0-9.]*' pyproject.toml)
+# The torch CI installs: pyproject.toml's `pinned` extra. TORCH=x.y.z tries another one in its own environment.
+TORCH_PIN := $(shell grep -o 'torch==[0-9.]*' pyproject.toml | cut -d= -f3)
+override TORCH := $(or $(TORCH),$(TORCH_PIN))
+VENV   ?= $(if $(filter $(TORCH_PIN),$(TORCH)),.venv,.venv-torch-$(TORCH))
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# `make test` runs on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its kernel's state).
+WORKERS ?= 2
+PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope)
 # No screen (a server, a container, CI): do not try to open a browser, just print the URL with its token.
 NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY)),,--no-browser))
 # Containers and CI often run as root, which JupyterLab refuses unless told.
 AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test check clean
+.PHONY: setup lab test test-torch test-fast fresh hooks check clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
-	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "$(TORCH_PIN)")
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "torch==$(TORCH)")
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]" "torch==$(TORCH)" \
+	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
 	touch $(STAMP)
 
@@ -32,12 +43,28 @@ setup: $(STAMP)
 	@bash tools/system_deps.sh graphviz
 
 lab: setup
-	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" notebooks/00_start_here.ipynb
+	$(BIN)/python tools/my_notebooks.py
+	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/00_start_here.ipynb
 
 test: setup
 	@bash tools/system_deps.sh chromium
 	$(BIN)/python -m course_utils check
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
+
+test-torch:
+	@test -n "$(filter-out $(TORCH_PIN),$(TORCH))" || { echo "usage: make test-torch TORCH=x.y.z (another torch than the pinned $(TORCH_PIN))"; exit 2; }
+	$(MAKE) test TORCH=$(TORCH)
+
+test-fast: setup
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests $(PYTEST_ARGS)
+
+fresh: setup
+	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"
+
+hooks: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,dev]" "torch==$(TORCH)"
+	$(BIN)/pre-commit install
+	$(BIN)/pre-commit install-hooks
 
 check: setup
 	$(BIN)/python -m course_utils check

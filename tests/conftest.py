@@ -1,6 +1,7 @@
 import gc
 import pathlib
 import socket
+import sys
 
 import pytest
 import torch
@@ -9,6 +10,27 @@ from torch.utils._python_dispatch import _get_current_dispatch_mode
 from course_utils.checks import ExerciseFailed
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# torch's import leaves ~200,000 objects for every gc.collect() to scan (0.1 s each, twice per test): freeze them,
+# so that each test's collection scans only what tests made. Nothing a test makes is frozen.
+gc.collect()
+gc.freeze()
+sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (setup_cell, my_notebooks, ...)
+
+# Whole test modules that run a course end to end (every worked solution, the meters' selftest): slow.
+SLOW_MODULES = {"test_solutions.py", "test_selftest.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers (declared in pyproject.toml) from where a test lives, so that new notebooks and new tests under
+    tests/browser/ get them without an edit: `make test-fast` is `-m "not slow"`."""
+    for item in items:
+        path = pathlib.Path(str(item.path))
+        if path.suffix == ".ipynb":
+            item.add_marker("notebooks")
+        if path.is_relative_to(ROOT / "tests" / "browser"):
+            item.add_marker("browser")
+        if item.get_closest_marker("notebooks") or item.get_closest_marker("browser") or path.name in SLOW_MODULES:
+            item.add_marker("slow")
 
 
 @pytest.fixture

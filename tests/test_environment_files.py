@@ -1,8 +1,9 @@
-"""environment.yml (conda/Binder) and pyproject.toml name the same dependencies."""
+"""pyproject.toml, environment.yml (conda/Binder), the README and CI agree on the packages and the torch range."""
 import re
-import tomllib
 
 import yaml
+
+from project import pinned_torch, pyproject, requirement_name, torch_requirement
 
 # pip name -> conda-forge name, where they differ
 CONDA_NAME = {"torch": "pytorch", "graphviz": "python-graphviz"}
@@ -10,24 +11,32 @@ CONDA_NAME = {"torch": "pytorch", "graphviz": "python-graphviz"}
 NOT_PYTHON_DEPS = {"python", "pip", "graphviz"}
 
 
-def _name(requirement):
-    return re.split(r"[<>=!~\[ ;]", requirement.strip(), maxsplit=1)[0].lower()
+def _version(text):
+    return tuple(int(part) for part in text.split("."))
+
+
+def _environment(root):
+    """environment.yml's requirements as {pip name: requirement}, and the names given to conda."""
+    env = yaml.safe_load((root / "environment.yml").read_text())
+    requirements, conda = {}, set()
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            requirements |= {requirement_name(r): r for r in dep["pip"] if not r.startswith("-e")}
+        else:
+            conda.add(requirement_name(dep))
+            if requirement_name(dep) in NOT_PYTHON_DEPS:
+                continue
+            pip_name = {v: k for k, v in CONDA_NAME.items()}.get(requirement_name(dep), requirement_name(dep))
+            requirements[pip_name] = dep.split("#")[0].strip()
+    return env, requirements, conda
 
 
 def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
-    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    pip_names = {_name(r) for r in project["dependencies"]}
-    pip_names |= {_name(r) for group in project["optional-dependencies"].values() for r in group}
-    expected = {CONDA_NAME.get(n, n) for n in pip_names}
-
-    env = yaml.safe_load((root / "environment.yml").read_text())
-    conda, pip = set(), set()
-    for dep in env["dependencies"]:
-        if isinstance(dep, dict):
-            pip |= {_name(r) for r in dep["pip"] if not r.startswith("-e")}
-        else:
-            conda.add(_name(dep))
-    named = (conda - NOT_PYTHON_DEPS) | {CONDA_NAME.get(n, n) for n in pip}
+    project = pyproject(root)["project"]
+    # what a learner and CI need: the dependencies and the `test` extra (not `pinned` or the contributors' `dev`)
+    expected = {requirement_name(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    env, requirements, conda = _environment(root)
+    named = set(requirements)
 
     assert named == expected, f"only in environment.yml: {sorted(named - expected)}; only in pyproject.toml: {sorted(expected - named)}"
     assert "graphviz" in conda, "environment.yml must bring graphviz's `dot` binary"
@@ -35,6 +44,22 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
     assert "conda-forge" in env["channels"]
 
 
-def test_torch_is_pinned_for_reproducible_ci(root):
-    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert any(re.fullmatch(r"torch==\d+\.\d+\.\d+", d) for d in deps), "pin torch exactly (an unpinned torch pulls a multi-GB CUDA build)"
+def test_torch_range_is_the_same_everywhere_and_holds_the_pin(root):
+    requirement = torch_requirement(root)
+    match = re.fullmatch(r"torch>=(\d+\.\d+(?:\.\d+)?),<(\d+\.\d+)", requirement)
+    assert match, f"bound torch below and above (the tested range), e.g. torch>=2.8,<2.15, not {requirement!r}"
+    oldest, above = _version(match[1]), _version(match[2])
+    _, requirements, _ = _environment(root)
+    assert requirements["torch"] == "pytorch" + requirement[len("torch"):], (
+        f"environment.yml's pytorch ({requirements['torch']}) must allow exactly pyproject.toml's {requirement}")
+
+    pin = pinned_torch(root)
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pin), "pin torch exactly (an unpinned torch pulls a multi-GB CUDA build)"
+    assert oldest <= _version(pin) < above, f"the pinned torch {pin} lies outside the tested range {requirement}"
+
+    readme = (root / "README.md").read_text()
+    stated = re.search(r"torch (\d+\.\d+\.\d+) \(the oldest supported\) to (\d+\.\d+\.\d+) \(the newest tested\)", readme)
+    assert stated, "README states the tested range as 'torch X (the oldest supported) to Y (the newest tested)'"
+    assert _version(stated[1])[:len(oldest)] == oldest, f"README's oldest {stated[1]} is not pyproject.toml's lower bound"
+    assert _version(stated[2]) < above and _version(stated[2])[:2] == (above[0], above[1] - 1), (
+        f"README's newest tested {stated[2]} must be the last minor release the upper bound <{match[2]} allows")

@@ -1,4 +1,5 @@
-"""`make lab` (the README's first command) serves JupyterLab headless and prints a URL that answers 200."""
+"""`make lab` (the README's first command) serves JupyterLab headless on the learner's own copies in my_notebooks/
+and prints a URL that answers 200."""
 import os
 import re
 import shutil
@@ -11,6 +12,7 @@ import urllib.request
 import pytest
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_lab_prints_a_url_that_answers(root, free_port):
     port = free_port
@@ -29,6 +31,7 @@ def test_make_lab_prints_a_url_that_answers(root, free_port):
             match = re.search(rf"(http://127\.0\.0\.1:{port}/lab\S*token=\w+)", line)
             url = match.group(1) if match else None
         assert url, "make lab printed no URL with a token:\n" + "".join(seen[-30:])
+        assert (root / "my_notebooks" / "00_start_here.ipynb").exists(), "make lab copies the notebooks to my_notebooks/"
         page = None
         while page is None and time.monotonic() < deadline:  # the URL can be printed a moment before it answers
             try:
@@ -39,6 +42,10 @@ def test_make_lab_prints_a_url_that_answers(root, free_port):
                 time.sleep(0.5)
         assert page is not None and page[0] == 200, f"{url} did not answer 200"
         assert "JupyterLab" in page[1]
+        token = url.rsplit("token=", 1)[1]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/my_notebooks/00_start_here.ipynb?token={token}",
+                                    timeout=30) as response:
+            assert response.status == 200, "the server serves the learner's copy"
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

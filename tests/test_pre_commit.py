@@ -1,0 +1,54 @@
+"""The pre-commit hook (`make hooks`) turns a notebook someone ran back into exactly the committed file."""
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+import yaml
+
+
+
+def _hook(root):
+    config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())
+    (hook,) = [h for repo in config["repos"] for h in repo["hooks"] if h["id"] == "nbstripout"]
+    return hook
+
+
+def _as_if_run(path, target):
+    """The notebook at ``path`` as Jupyter saves it after a run: outputs, counts, cell and kernel metadata."""
+    notebook = nbformat.read(path, as_version=4)
+    for count, cell in enumerate((c for c in notebook.cells if c.cell_type == "code"), start=1):
+        cell.execution_count = count
+        cell.outputs = [nbformat.v4.new_output("stream", text="printed\n")]
+        cell.metadata.update({"scrolled": True, "execution": {"iopub.execute_input": "2026-12-01T09:30:00Z"}})
+    notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    notebook.metadata["language_info"] = {"name": "python", "version": "3.11.7", "mimetype": "text/x-python",
+                                          "codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+                                          "nbconvert_exporter": "python", "pygments_lexer": "ipython3"}
+    nbformat.write(notebook, target)
+
+
+def test_hook_strips_notebooks_only(root):
+    hook = _hook(root)
+    assert hook["entry"] == "nbstripout" and hook["files"] == r"\.ipynb$"
+
+
+@pytest.mark.parametrize("name", ["00_start_here.ipynb", "05_laplacian_pinn.ipynb"])
+def test_hook_gives_back_the_committed_notebook(tmp_path, root, name):
+    pytest.importorskip("nbstripout")
+    committed = root / "notebooks" / name
+    ran = tmp_path / name
+    _as_if_run(committed, ran)
+    result = subprocess.run([sys.executable, "-m", "nbstripout", *_hook(root)["args"], str(ran)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert ran.read_bytes() == committed.read_bytes(), "after the hook, a run notebook must be byte for byte the committed one"
+
+
+def test_pre_commit_accepts_the_config(root):
+    pre_commit = shutil.which("pre-commit", path=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    if pre_commit is None:
+        pytest.skip("pre-commit is not installed (make hooks installs it)")
+    result = subprocess.run([pre_commit, "validate-config", ".pre-commit-config.yaml"], cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,41 @@
+"""Install what the course needs on Google Colab, keeping Colab's own torch (every notebook's setup cell runs this).
+
+    python tools/colab_setup.py [--dry-run]      (--dry-run, or COLAB_SETUP_DRY_RUN=1: print the commands only)
+
+It installs the course itself (editable, without dependencies), then the course's dependencies except the ones
+Colab brings its own of (torch: built for Colab's CUDA; jupyterlab, ipykernel: Colab's front end and kernel), and
+graphviz's `dot` when it is missing. pip leaves what is already new enough alone, so a second run is quick.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+from project import ROOT, pyproject, requirement_name
+
+COLABS_OWN = {"torch", "jupyterlab", "ipykernel"}
+
+
+def commands(root=ROOT):
+    """The commands that install the course found at ``root`` on Colab, in order."""
+    dependencies = pyproject(root)["project"]["dependencies"]
+    wanted = [r for r in dependencies if requirement_name(r) not in COLABS_OWN]
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    return [pip + ["--no-deps", "-e", str(root)],
+            pip + wanted,
+            ["bash", str(root / "tools" / "system_deps.sh"), "graphviz"]]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dry-run", action="store_true", help="print the commands instead of running them")
+    dry_run = parser.parse_args(argv).dry_run or os.environ.get("COLAB_SETUP_DRY_RUN") == "1"
+    for command in commands():
+        print(("[colab setup] would run: " if dry_run else "[colab setup] ") + " ".join(command), flush=True)
+        if not dry_run:
+            subprocess.run(command, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

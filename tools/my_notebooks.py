@@ -1,0 +1,66 @@
+"""Your own copies of the notebooks, in my_notebooks/: `make lab` opens these, so `git pull` never conflicts.
+
+    python tools/my_notebooks.py                                  copy the notebooks you have no copy of yet
+    python tools/my_notebooks.py --fresh 01_graph_lifecycle       a fresh copy of one (yours is kept, renamed)
+
+Copies are never overwritten: a notebook added by an update is copied the next time `make lab` starts, and
+one that changed reaches you only when you ask for a fresh copy. my_notebooks/ sits next to notebooks/, so a
+copy finds the course exactly as the original does.
+"""
+import argparse
+import datetime
+import pathlib
+import shutil
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+COURSE, MINE = ROOT / "notebooks", ROOT / "my_notebooks"
+
+
+def copy_missing(course=COURSE, mine=MINE):
+    """Copy every notebook of ``course`` that ``mine`` lacks; return the names copied."""
+    mine.mkdir(exist_ok=True)
+    copied = []
+    for notebook in sorted(course.glob("*.ipynb")):
+        if not (mine / notebook.name).exists():
+            shutil.copy2(notebook, mine / notebook.name)
+            copied.append(notebook.name)
+    return copied
+
+
+def fresh_copy(name, course=COURSE, mine=MINE, now=None):
+    """Replace your copy of one notebook with the course's current one; yours is kept as ``<name>.<time>.ipynb``.
+
+    ``name`` may be the file name, its stem, or its two-digit number. Returns the kept file's path (None when
+    you had no copy).
+    """
+    matches = [p for p in sorted(course.glob("*.ipynb")) if name in (p.name, p.stem, p.name[:2])]
+    if len(matches) != 1:
+        known = ", ".join(p.stem for p in sorted(course.glob("*.ipynb")))
+        raise SystemExit(f"no single notebook called {name!r}: give one of {known} (or its number)")
+    notebook = matches[0]
+    mine.mkdir(exist_ok=True)
+    kept = None
+    if (mine / notebook.name).exists():
+        stamp = (now or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
+        kept = mine / f"{notebook.stem}.{stamp}.ipynb"
+        (mine / notebook.name).rename(kept)
+    shutil.copy2(notebook, mine / notebook.name)
+    return kept
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--fresh", metavar="NOTEBOOK", help="a fresh copy of this notebook (e.g. 01_graph_lifecycle)")
+    args = parser.parse_args(argv)
+    if args.fresh is not None:
+        kept = fresh_copy(args.fresh)
+        print(f"[my_notebooks] fresh copy of {args.fresh}" + (f"; yours is kept as {kept.relative_to(ROOT)}" if kept else ""))
+    copied = copy_missing()
+    if copied:
+        print(f"[my_notebooks] your copies, to edit and run freely: {', '.join(copied)} -> {MINE.relative_to(ROOT)}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
