@@ -25,6 +25,7 @@ _PUBLIC = {
     "format_bytes": "units",
     "pick_device": "devices",
     "run_selftest": "selftest",
+    "load_reference": "reference", "Reference": "reference",
     # live display and pictures
     "MemoryGauge": "gauges",
     "plot_trace": "plots", "compare_traces": "plots",
