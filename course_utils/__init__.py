@@ -26,6 +26,7 @@ _PUBLIC = {
     "pick_device": "devices",
     "run_selftest": "selftest",
     "load_reference": "reference", "Reference": "reference",
+    "time_call": "measurement",
     # live display and pictures
     "MemoryGauge": "gauges",
     "plot_trace": "plots", "compare_traces": "plots",
@@ -34,7 +35,7 @@ _PUBLIC = {
     # exercises
     "checks": None,
     # the worked problems
-    "models": None, "pinn": None, "ode": None, "integrate": None,
+    "models": None, "pinn": None, "laplacians": None, "ode": None, "integrate": None,
 }
 
 __all__ = sorted(_PUBLIC)
