@@ -148,13 +148,16 @@ def relative_l2_error(model, points, alpha=ALPHA):
         return ((model(points)[:, 0] - exact).norm() / exact.norm()).item()
 
 
-def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=True, mark=None):
+def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=True, second_create_graph=False,
+                  mark=None):
     """The residual as it is often posted with "memory fixes" applied; ``mark(label)`` is called after
     each line so that a meter can read it. Returns ``(u, u_t, residual)``.
 
     ``detach=True``: the Laplacian and ``u_t`` are detached, cloned and made ``requires_grad_(True)``
     (the residual then reaches no parameter). ``last_retain_graph=False``: the last second derivative
-    frees the graph (a later backward through ``u`` or ``u_t`` raises).
+    frees the graph (a later backward through ``u`` or ``u_t`` raises). ``second_create_graph=False``, as
+    posted: the second derivatives record no graph, so the Laplacian is a constant to the parameters even
+    without the detach. The correct residual is ``detach=False, second_create_graph=True``.
     """
     mark = mark or (lambda label: None)
     x, y, t = (points[:, k:k + 1].detach().requires_grad_(True) for k in range(3))
@@ -168,9 +171,9 @@ def usual_pattern(model, points, alpha=ALPHA, detach=True, last_retain_graph=Tru
         mark("u_x = grad(u, x)")
         u_y = torch.autograd.grad(u, y, ones, create_graph=True, retain_graph=True)[0]
         mark("u_y = grad(u, y)")
-        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=True, retain_graph=True)[0]
+        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=second_create_graph, retain_graph=True)[0]
         mark("u_xx = grad(u_x, x)")
-        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=True, retain_graph=last_retain_graph)[0]
+        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=second_create_graph, retain_graph=last_retain_graph)[0]
         mark(f"u_yy = grad(u_y, y, retain_graph={last_retain_graph})")
     laplacian = u_xx + u_yy
     mark("laplacian = u_xx + u_yy")
