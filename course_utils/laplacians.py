@@ -1,4 +1,4 @@
-"""Every way the course computes a Laplacian, and what each costs: the subject of notebook 05's second half.
+"""Every way the course computes a Laplacian, and what each costs: the subject of notebook 06.
 
 Seven methods, all with the signature ``method(model, points, dims) -> (u, gradient, laplacian)``
 (shapes ``(N,)``, ``(N, d)``, ``(N,)``; ``dims`` are the input columns the Laplacian sums over) and all

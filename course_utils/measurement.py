@@ -1,7 +1,7 @@
 """Timing a call: the fastest of a few runs, with the device synchronised around each.
 
 Memory is measured exactly by the meters; time is noisy, so the course only ever compares times
-taken in one run on one machine (notebook 05's tables, ``benchmarks/``), never in tests.
+taken in one run on one machine (notebook 06's tables, ``benchmarks/``), never in tests.
 
 >>> seconds = time_call(lambda: sum(range(1000)), repeats=3)
 >>> 0 < seconds < 1
