@@ -7,8 +7,6 @@ import torch
 
 import course_utils as cu
 from course_utils import laplacians, pinn
-from course_utils.checks import ExerciseFailed
-from course_utils.checks import pinn as checks
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -183,34 +181,3 @@ def test_training_reaches_five_percent():
         pinn.train_step(model, optimizer, pinn.sample_points(256, seed=step))
     gc.collect()
     assert before > 0.05 and pinn.relative_l2_error(model, grid) <= 0.05
-
-
-
-# --- the notebook's exercise checkers reject the classic mistakes with the right explanation ---------
-
-def _loop(keep_tensor=False, picture_with_graph=False):
-    def loop(model, optimizer, steps, grid):
-        losses, snapshots = [], []
-        for step in range(steps):
-            optimizer.zero_grad()
-            loss = pinn.residual_loss(model, pinn.sample_points(64, seed=step))
-            loss.backward()
-            optimizer.step()
-            losses.append(loss if keep_tensor else loss.item())
-            if step % checks.SNAPSHOT_EVERY == 0:
-                if picture_with_graph:
-                    snapshots.append(model(grid))
-                else:
-                    with torch.no_grad():
-                        snapshots.append(model(grid))
-        return losses, snapshots
-    return loop
-
-
-def test_leak_checker_names_each_leak_and_passes_the_fix():
-    with pytest.raises(ExerciseFailed, match="loss.item"):
-        checks.check_fixed_loop(_loop(keep_tensor=True))
-    with pytest.raises(ExerciseFailed, match="no_grad"):
-        checks.check_fixed_loop(_loop(picture_with_graph=True))
-    assert checks.check_fixed_loop(_loop()).passed
-

@@ -1,66 +1,98 @@
-"""Checkers for notebook 05, the Laplacian PINN: a leaky loop (notebook 06's exercises are in
-:mod:`course_utils.checks.nb06_which_laplacian`).
+"""Checkers for notebook 05, the Laplacian PINN: diagnose a training step with the meters, predict a leak's
+bytes (notebook 06's exercises are in :mod:`course_utils.checks.nb06_which_laplacian`).
 
->>> def fixed_loop(model, optimizer, steps, grid):
+>>> def diagnose(step, steps=6):
 ...     raise NotImplementedError
->>> check_fixed_loop(fixed_loop).status
+>>> check_diagnosis(diagnose).status
 'not attempted'
 
 Every checker builds its own small, seeded problem from :mod:`course_utils.pinn`, so the learner's code and
 the checker see the same model and points.
 """
-import copy
-
 import torch
 
-from .. import pinn
-from ..meters import LiveTensors
+from .. import laplacians, pinn
+from ..meters import GraphMemory, LiveTensors
+from ..trace import Trace
 from ..units import format_bytes
 from . import exercise, expect
 
-SNAPSHOT_EVERY = 5  # the loops keep a picture of u every 5 steps
+__all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS"]
+
+KINDS = ("graph", "tensors", "nothing")  # what a step keeps: a whole graph, other tensors only, or nothing
+POINTS = 64
 
 
-def loop_problem(seed=0):
-    """``(model, optimizer, grid)`` for the leaky-loop exercise: a small :class:`~course_utils.pinn.HeatPINN`,
-    Adam, and the grid where the loop takes its snapshots of ``u``."""
-    model = pinn.HeatPINN(width=16, depth=2, seed=seed)
-    return model, torch.optim.Adam(model.parameters(), lr=1e-2), pinn.grid_points(11, 3)
+def mystery_steps(seed=0):
+    """Three training steps of a small :class:`~course_utils.pinn.HeatPINN`, named ``"A"``, ``"B"``, ``"C"``:
+    each is a zero-argument function that runs one step and keeps something across steps (or nothing)."""
+    def make(keep):
+        model = pinn.HeatPINN(width=16, depth=2, seed=seed)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+        grid, kept, count = pinn.grid_points(5, 2), [], [0]
+
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            loss = pinn.residual_loss(model, pinn.sample_points(POINTS, seed=count[0]))
+            loss.backward()
+            optimizer.step()
+            count[0] += 1
+            kept.append({"loss": loss, "picture": model(grid), "float": loss.item()}[keep])
+        return step
+    return {"A": make("picture"), "B": make("float"), "C": make("loss")}
 
 
-def _run_loop(loop, steps):
-    """Run ``loop`` on a fresh problem; return (losses, snapshots, live bytes held after it, parameters moved)."""
-    model, optimizer, grid = loop_problem()
-    start = copy.deepcopy(model.state_dict())
-    with LiveTensors() as live:
-        losses, snapshots = loop(model, optimizer, steps, grid)
-    moved = any(not torch.equal(start[name], value) for name, value in model.state_dict().items())
-    del model, optimizer
-    return losses, snapshots, live.bytes, moved
+def _measure(step, steps=6):
+    """``(saved bytes per step, live bytes per step)`` after the first step (which creates Adam's state)."""
+    trace = Trace("mystery step")
+    with LiveTensors() as live, GraphMemory() as graph:
+        for i in range(steps):
+            step()
+            trace.record(i, live=live.bytes, saved=graph.bytes)
+    return trace.growth_per_step("saved", skip=1), trace.growth_per_step("live", skip=1)
 
 
-@exercise("Find the leak in a PINN training loop")
-def check_fixed_loop(loop):
-    """``loop(model, optimizer, steps, grid) -> (losses, snapshots)`` trains ``steps`` steps, keeps one
-    loss per step and a picture ``u(grid)`` every :data:`SNAPSHOT_EVERY` steps. Fixed means: it still
-    trains, and what it keeps grows by exactly the pictures' own bytes, nothing more."""
-    losses, snapshots, held_short, moved = _run_loop(loop, SNAPSHOT_EVERY)
-    expect(moved, "the parameters did not change: the loop must still call loss.backward() and optimizer.step()")
-    expect(len(losses) == SNAPSHOT_EVERY, f"keep one loss per step: {SNAPSHOT_EVERY} steps gave {len(losses)} losses")
-    tensors = [type(loss).__name__ for loss in losses if isinstance(loss, torch.Tensor)]
-    expect(not tensors, "losses holds tensors; each one keeps its graph's leftovers (the points and their .grad) "
-                        "alive. Keep loss.item(), a float.")
-    with_graph = [i for i, u in enumerate(snapshots) if u.requires_grad]
-    expect(not with_graph, f"snapshots {with_graph} still belong to a graph (requires_grad=True): every picture keeps "
-                           "all the activations of model(grid). Take it under torch.no_grad() or with .detach().")
-    short_pictures = len(snapshots)
-    losses, snapshots, held_long, _ = _run_loop(loop, 3 * SNAPSHOT_EVERY)
-    expect(len(snapshots) > short_pictures, f"keep a picture every {SNAPSHOT_EVERY} steps: "
-                                            f"{3 * SNAPSHOT_EVERY} steps gave {len(snapshots)}")
-    picture_bytes = snapshots[-1].untyped_storage().nbytes()
-    extra_pictures = len(snapshots) - short_pictures
-    growth = held_long - held_short - extra_pictures * picture_bytes
-    expect(growth == 0, f"after {3 * SNAPSHOT_EVERY} steps the loop holds {format_bytes(growth)} more than after "
-                        f"{SNAPSHOT_EVERY} steps beyond its extra pictures: something else is kept every step.")
-    return (f"it trains, and {2 * SNAPSHOT_EVERY} more steps cost exactly {extra_pictures} more pictures "
-            f"({format_bytes(picture_bytes)} each) and not a byte more.")
+@exercise("Diagnose three training steps with the meters")
+def check_diagnosis(diagnose):
+    """``diagnose(step) -> (kind, bytes per step)``: ``kind`` is ``"graph"`` if what the step keeps includes
+    saved-for-backward tensors (a graph no ``backward()`` freed), ``"tensors"`` if it keeps live tensors but
+    nothing saved, ``"nothing"`` if memory is flat; the bytes are the live tensors' growth per step."""
+    verdicts = []
+    for name in sorted(mystery_steps()):
+        answer = diagnose(mystery_steps()[name])
+        expect(isinstance(answer, tuple) and len(answer) == 2 and answer[0] in KINDS,
+               f"return a pair (kind, bytes per step) with kind one of {KINDS}; got {answer!r}")
+        saved, live = _measure(mystery_steps()[name])
+        kind = "graph" if saved > 0 else "tensors" if live > 0 else "nothing"
+        expect(answer[0] == kind, f"step {name}: you said {answer[0]!r}, but the graph meter grows by "
+                                  f"{format_bytes(saved, signed=True)}/step and the live meter by "
+                                  f"{format_bytes(live, signed=True)}/step. Run the step several times under "
+                                  "LiveTensors and GraphMemory and read both.")
+        expect(round(answer[1]) == round(live), f"step {name}: the live tensors grow by {format_bytes(live, signed=True)}"
+                                                f"/step, not {answer[1]!r}. Skip the first step: it creates Adam's state.")
+        verdicts.append(f"{name}: {kind} ({format_bytes(live, signed=True)}/step)")
+    return "; ".join(verdicts) + "."
+
+
+@exercise("Predict the bytes a kept loss tensor holds per step")
+def check_leak_bytes(kept_loss_bytes):
+    """``kept_loss_bytes(n_points, laplacian) -> bytes``: what ``history.append(loss)`` keeps alive per
+    training step of :func:`course_utils.pinn.residual_loss` with ``n_points`` float32 collocation points and
+    ``laplacian`` one of ``"nested"`` (:func:`~course_utils.laplacians.laplacian_nested`) or ``"forward"``."""
+    methods = {"nested": laplacians.laplacian_nested, "forward": laplacians.laplacian_forward}
+    for n_points in (32, 96):
+        for name, method in methods.items():
+            model = pinn.HeatPINN(width=8, depth=2)
+            kept = []
+
+            def step():
+                model.zero_grad(set_to_none=True)
+                loss = pinn.residual_loss(model, pinn.sample_points(n_points, seed=len(kept)), method=method)
+                loss.backward()
+                kept.append(loss)
+            _saved, measured = _measure(step, steps=4)
+            answer = kept_loss_bytes(n_points, name)
+            expect(answer == round(measured),
+                   f"{n_points} points with the {name} Laplacian: a kept loss holds {format_bytes(measured)} per step, "
+                   f"you said {answer!r}. Which leaves does its graph point at, and which of them got a .grad?")
+    return "the law holds at 32 and 96 points, for the nested and the forward Laplacian."
