@@ -15,8 +15,8 @@ def unsolved(*args):
     raise NotImplementedError
 
 
-@pytest.mark.parametrize("checker", [lifecycle.check_saved_prediction, lifecycle.check_leak_fixed,
-                                     no_grad.check_evaluation, no_grad.check_frozen_body])
+@pytest.mark.parametrize("checker", [lifecycle.check_saved_prediction, lifecycle.check_saved_growth,
+                                     no_grad.check_saved_peaks, no_grad.check_frozen_body])
 def test_unsolved_exercise_is_not_attempted(checker):
     result = checker(unsolved)
     assert result.status == "not attempted" and "not attempted yet" in str(result)
@@ -55,133 +55,61 @@ def test_malformed_predictions_are_explained(answer, hint):
     assert hint in failure(lifecycle.check_saved_prediction, answer)
 
 
-# --- 01: find and fix the leak --------------------------------------------------------------------
+# --- 01: which logging line keeps a graph --------------------------------------------------------
 
-def train(model, optimizer, train_batch):
-    x, y = train_batch
-    optimizer.zero_grad()
-    F.mse_loss(model(x), y).backward()
-    optimizer.step()
-
-
-def val_loss(model, val_batch):
-    return F.mse_loss(model(val_batch[0]), val_batch[1])
-
-
-def leaky_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch))
-
-
-def item_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch).item())
-
-
-def detached_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch).detach())
-
-
-def test_fixed_steps_pass():
-    assert lifecycle.check_leak_fixed(item_step).passed
-    detached = lifecycle.check_leak_fixed(detached_step)
-    assert detached.passed and "detached tensors" in detached.detail
-
-
-def test_the_leak_itself_fails_with_the_reason():
-    message = failure(lifecycle.check_leak_fixed, leaky_step)
-    assert "history[0] is a tensor with a graph" in message and "validation graph" in message
-
-
-kept_elsewhere = []
-
-
-def step_keeping_a_graph_elsewhere(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    loss = val_loss(model, val_batch)
-    kept_elsewhere.append(loss)  # "for plotting later"
-    history.append(loss.item())
-
-
-def step_that_no_longer_trains(model, optimizer, train_batch, val_batch, history):
-    with torch.no_grad():
-        history.append(val_loss(model, val_batch).item())
-
-
-def step_all_under_no_grad(model, optimizer, train_batch, val_batch, history):
-    with torch.no_grad():
-        item_step(model, optimizer, train_batch, val_batch, history)
-
-
-def step_logging_before_the_update(model, optimizer, train_batch, val_batch, history):
-    history.append(val_loss(model, val_batch).item())
-    train(model, optimizer, train_batch)
-
-
-@pytest.mark.parametrize("step, hint", [
-    (step_keeping_a_graph_elsewhere, "autograd still holds"),
-    (step_that_no_longer_trains, "parameters did not change"),
-    (step_all_under_no_grad, "must still record a graph"),
-    (step_logging_before_the_update, "computed after optimizer.step()"),
-])
-def test_typical_wrong_fixes_are_explained(step, hint):
-    try:
-        assert hint in failure(lifecycle.check_leak_fixed, step)
-    finally:
-        kept_elsewhere.clear()
-
-
-# --- 02: an evaluation loop that saves nothing ----------------------------------------------------
-
-def evaluate_with(context):
-    def evaluate(model, batches):
-        with context():
-            return sum(F.mse_loss(model(x), y).item() for x, y in batches) / len(batches)
-    return evaluate
-
-
-def test_no_grad_and_inference_mode_evaluations_pass():
-    assert no_grad.check_evaluation(evaluate_with(torch.no_grad)).passed
-    assert no_grad.check_evaluation(evaluate_with(torch.inference_mode)).passed
-
-
-def evaluate_in_eval_mode_only(model, batches):
-    model.eval()
-    return sum(F.mse_loss(model(x), y).item() for x, y in batches) / len(batches)
-
-
-def evaluate_switching_grad_off_for_good(model, batches):
-    torch.set_grad_enabled(False)
-    return evaluate_in_eval_mode_only(model, batches)
-
-
-def evaluate_returning_a_tensor(model, batches):
-    with torch.no_grad():
-        return sum(F.mse_loss(model(x), y) for x, y in batches) / len(batches)
-
-
-def evaluate_returning_the_sum(model, batches):
-    with torch.no_grad():
-        return sum(F.mse_loss(model(x), y).item() for x, y in batches)
-
-
-@pytest.mark.parametrize("evaluate, hint", [
-    (evaluate_in_eval_mode_only, "model.eval() alone does not do it"),
-    (evaluate_switching_grad_off_for_good, "grad mode was still off"),
-    (evaluate_returning_a_tensor, "plain float, got Tensor"),
-    (evaluate_returning_the_sum, "the mean MSE over the 4 batches"),
-])
-def test_typical_wrong_evaluations_are_explained(evaluate, hint):
-    assert hint in failure(no_grad.check_evaluation, evaluate)
-    assert torch.is_grad_enabled(), "the checker must switch grad mode back on whatever the answer did"
-
-
-def test_the_eval_mode_failure_reports_the_saved_bytes():
-    model, batches = lifecycle.mlp_problem()
+def measure_saved_growth(step, steps=5):
+    trace = []
     with GraphMemory() as graph:
-        evaluate_in_eval_mode_only(model, batches)
-    assert f"saved {format_bytes(graph.peak)}" in failure(no_grad.check_evaluation, evaluate_in_eval_mode_only)
+        for _ in range(steps):
+            step()
+            trace.append(graph.bytes)
+    return (trace[-1] - trace[0]) / (steps - 1)
+
+
+def test_measuring_the_saved_growth_passes_and_only_the_kept_tensor_grows():
+    result = lifecycle.check_saved_growth(measure_saved_growth)
+    assert result.passed
+    growth = {name: measure_saved_growth(step) for name, step in lifecycle.logging_steps().items()}
+    assert growth["A"] == growth["C"] == 0 < growth["B"], "a running total after backward keeps nodes, not saved bytes"
+
+
+def test_a_wrong_measurement_is_explained():
+    assert "Run step() several times inside one" in failure(lifecycle.check_saved_growth, lambda step: 0)
+    assert "Run step() several times inside one" in failure(lifecycle.check_saved_growth, lambda step: "a lot")
+
+
+# --- 02: which evaluation records a graph ----------------------------------------------------------
+
+def measure_saved_peak(evaluate, model, batches):
+    with GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.peak
+
+
+def test_measuring_the_saved_peak_passes_and_only_the_grad_mode_matters():
+    assert no_grad.check_saved_peaks(measure_saved_peak).passed
+    peaks = {name: measure_saved_peak(evaluate, *lifecycle.mlp_problem()) for name, evaluate in no_grad.evaluations().items()}
+    assert peaks["A"] == peaks["B"] > 0 == peaks["C"] == peaks["D"], "eval() and a late detach record; no_grad does not"
+
+
+def saved_after_the_call(evaluate, model, batches):
+    with GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.bytes
+
+
+def switching_grad_off_for_good(evaluate, model, batches):
+    torch.set_grad_enabled(False)
+    return 0
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (saved_after_the_call, "graph.bytes after the call is 0"),
+    (switching_grad_off_for_good, "grad mode was still off"),
+])
+def test_typical_wrong_measurements_are_explained(answer, hint):
+    assert hint in failure(no_grad.check_saved_peaks, answer)
+    assert torch.is_grad_enabled(), "the checker must switch grad mode back on whatever the answer did"
 
 
 # --- 02: freeze the body -------------------------------------------------------------------------
