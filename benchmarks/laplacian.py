@@ -1,6 +1,6 @@
 """Laplacian methods at scale: peak bytes, saved bytes, time per residual + backward step, error.
 
-The notebook 05 table at sizes a notebook cannot afford. For each number of spatial dimensions
+The notebook 06 table at sizes a notebook cannot afford. For each number of spatial dimensions
 ``d`` a tanh MLP ``(d + 1) -> width x depth -> 1`` (the last input is time) computes the heat residual
 ``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.laplacians.METHODS``
 plus nested autograd in chunks, then back-propagates to the parameters. Times are the fastest of

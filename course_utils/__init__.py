@@ -26,6 +26,7 @@ _PUBLIC = {
     "Table": "tables",
     "pick_device": "devices",
     "run_selftest": "selftest",
+    "load_reference": "reference", "Reference": "reference",
     "time_call": "measurement",
     # live display and pictures
     "MemoryGauge": "gauges",

@@ -20,7 +20,8 @@ from torch.utils.checkpoint import checkpoint
 
 from .models import TanhMLP
 
-__all__ = ["EXACT_INTEGRAL", "integrand", "grid", "ScalarNet", "activation_bytes", "trapezoid_in_chunks"]
+__all__ = ["EXACT_INTEGRAL", "integrand", "grid", "ScalarNet", "activation_bytes", "spacing_bytes",
+           "trapezoid_in_chunks"]
 
 A, B = 0.0, math.pi
 EXACT_INTEGRAL = math.pi ** 3 / 3 + 2  # integral of x**2 + sin x over [0, pi]
@@ -57,6 +58,21 @@ def activation_bytes(points: int, width: int, hidden_layers: int = 1, dtype: tor
     the points: one ``points x width`` tanh output per hidden layer (the next ``Linear`` saves the
     same tensor, so it counts once)."""
     return points * width * hidden_layers * torch.empty((), dtype=dtype).element_size()
+
+
+def spacing_bytes(points: int, dtype: torch.dtype = torch.float32) -> int:
+    """Bytes of the spacings ``diff(x)`` that ``torch.trapezoid(y, x)`` makes and saves for backward:
+    ``points - 1`` values. They are made inside a meter's block, so ``GraphMemory.by_kind`` files them
+    under "activations" next to the network's own.
+
+    >>> from course_utils import GraphMemory
+    >>> x = grid(101)
+    >>> with GraphMemory() as graph:
+    ...     value = torch.trapezoid(ScalarNet(8)(x), x)
+    >>> graph.by_kind["activations"] == activation_bytes(101, 8) + spacing_bytes(101)
+    True
+    """
+    return (points - 1) * torch.empty((), dtype=dtype).element_size()
 
 
 def trapezoid_in_chunks(f: Callable, x: torch.Tensor, chunk_size: int, use_checkpoint: bool = False) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""Every way the course computes a Laplacian, and what each costs: the subject of notebook 05's second half.
+"""Every way the course computes a Laplacian, and what each costs: the subject of notebook 06.
 
 Seven methods, all with the signature ``method(model, points, dims) -> (u, gradient, laplacian)``
 (shapes ``(N,)``, ``(N, d)``, ``(N,)``; ``dims`` are the input columns the Laplacian sums over) and all
@@ -30,8 +30,8 @@ import torch
 from .measurement import run_metered, time_call
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
-           "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "METHODS",
-           "step_memory", "compare_laplacians", "load_benchmarks", "DATA"]
+           "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "hutchinson_variance",
+           "METHODS", "step_memory", "compare_laplacians", "load_benchmarks", "DATA"]
 
 
 def _as_leaf(points):
@@ -130,6 +130,28 @@ def laplacian_hutchinson(model, points: torch.Tensor, dims, probes: int = 1, see
         hvp, = torch.autograd.grad((gradient * probe).sum(), points, create_graph=True)
         estimate = estimate + (hvp * probe).sum(1)
     return u, gradient, estimate / probes
+
+
+def hutchinson_variance(model, points: torch.Tensor, dims) -> torch.Tensor:
+    """Per point, the variance of one probe's estimate ``v^T H v`` in :func:`laplacian_hutchinson`:
+    ``2 * sum_{i != j} H_ij^2`` over ``dims`` (random signs: the diagonal is exact, the off-diagonal terms
+    are the noise). ``P`` probes divide it by ``P``. The estimate is unbiased, its square is not: a loss
+    built from it is too large by this variance on average (``E[r_hat^2] = r^2 + Var``). At d = 2 it is
+    ``4 u_xy^2``: one probe's error is exactly ``+-2 u_xy``.
+
+    >>> from course_utils.models import TanhMLP
+    >>> model, points = TanhMLP(3, width=8, hidden_layers=2).double(), torch.rand(4, 3, dtype=torch.float64)
+    >>> error = laplacian_hutchinson(model, points, (0, 1))[2] - laplacian_nested(model, points, (0, 1))[2]
+    >>> bool(torch.allclose(error.abs(), hutchinson_variance(model, points, (0, 1)).sqrt()))
+    True
+    """
+    points = _as_leaf(points)
+    gradient, = torch.autograd.grad(model(points)[:, 0].sum(), points, create_graph=True)
+    dims = list(dims)
+    hessian = torch.stack([torch.autograd.grad(gradient[:, k].sum(), points, retain_graph=True)[0][:, dims]
+                           for k in dims], dim=1)  # (N, d, d) over dims
+    off_diagonal = hessian - torch.diag_embed(hessian.diagonal(dim1=1, dim2=2))
+    return 2 * off_diagonal.pow(2).sum((1, 2))
 
 
 METHODS = {

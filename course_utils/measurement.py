@@ -3,7 +3,7 @@
 synchronised around each).
 
 Memory is measured exactly by the meters; time is noisy, so the course only ever compares times
-taken in one run on one machine (notebook 05's tables, ``benchmarks/``), never in tests.
+taken in one run on one machine (notebook 06's tables, ``benchmarks/``), never in tests.
 
 >>> import torch
 >>> print(measure(lambda: torch.ones(1000, requires_grad=True).exp().sum()).rows()[0])

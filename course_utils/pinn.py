@@ -152,13 +152,16 @@ def relative_l2_error(model: Callable, points: torch.Tensor, alpha: float = ALPH
 
 
 def usual_pattern(model: nn.Module, points: torch.Tensor, alpha: float = ALPHA, detach: bool = True,
-                  last_retain_graph: bool = True, mark: Optional[Callable[[str], None]] = None) -> tuple:
+                  last_retain_graph: bool = True, second_create_graph: bool = False,
+                  mark: Optional[Callable[[str], None]] = None) -> tuple:
     """The residual as it is often posted with "memory fixes" applied; ``mark(label)`` is called after
     each line so that a meter can read it. Returns ``(u, u_t, residual)``.
 
     ``detach=True``: the Laplacian and ``u_t`` are detached, cloned and made ``requires_grad_(True)``
     (the residual then reaches no parameter). ``last_retain_graph=False``: the last second derivative
-    frees the graph (a later backward through ``u`` or ``u_t`` raises).
+    frees the graph (a later backward through ``u`` or ``u_t`` raises). ``second_create_graph=False``, as
+    posted: the second derivatives record no graph, so the Laplacian is a constant to the parameters even
+    without the detach. The correct residual is ``detach=False, second_create_graph=True``.
     """
     mark = mark or (lambda label: None)
     x, y, t = (points[:, k:k + 1].detach().requires_grad_(True) for k in range(3))
@@ -172,9 +175,9 @@ def usual_pattern(model: nn.Module, points: torch.Tensor, alpha: float = ALPHA, 
         mark("u_x = grad(u, x)")
         u_y = torch.autograd.grad(u, y, ones, create_graph=True, retain_graph=True)[0]
         mark("u_y = grad(u, y)")
-        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=True, retain_graph=True)[0]
+        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=second_create_graph, retain_graph=True)[0]
         mark("u_xx = grad(u_x, x)")
-        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=True, retain_graph=last_retain_graph)[0]
+        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=second_create_graph, retain_graph=last_retain_graph)[0]
         mark(f"u_yy = grad(u_y, y, retain_graph={last_retain_graph})")
     laplacian = u_xx + u_yy
     mark("laplacian = u_xx + u_yy")

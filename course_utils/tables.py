@@ -42,6 +42,7 @@ class Table(ShowsAsText):
     caption: str = ""
 
     def __post_init__(self):
+        self.rows = [tuple(row) for row in self.rows]  # a generator of rows is read once, here
         self.align = self.align or "l" * len(self.header)
         if len(self.align) != len(self.header) or set(self.align) - {"l", "r"}:
             raise ValueError(f"align needs one 'l' or 'r' per column ({len(self.header)}), got {self.align!r}")

@@ -2,53 +2,33 @@
 
 Run ``python solutions/05_laplacian_pinn.py`` to see the checkers' verdicts.
 """
-import torch
-
-from course_utils import laplacians, pinn
+import course_utils as cu
 from course_utils.checks import nb05_laplacian_pinn as checks
 
 
-def fixed_loop(model, optimizer, steps, grid):
-    """Two leaks in the notebook's loop: ``losses.append(loss)`` kept each loss's graph leftovers
-    (the points and their ``.grad``), and ``snapshots.append(model(grid))`` kept every picture's
-    activations. Keep a float, and take the picture without a graph. New tensors go on
-    ``grid.device``: the checker runs the loop on the CPU whatever device the notebook uses."""
-    losses, snapshots = [], []
-    for step in range(steps):
-        points = pinn.sample_points(256, seed=step, device=grid.device)
-        optimizer.zero_grad()
-        loss = pinn.residual_loss(model, points)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        if step % checks.SNAPSHOT_EVERY == 0:
-            with torch.no_grad():
-                snapshots.append(model(grid))
-    return losses, snapshots
+def diagnose(step, steps=6):
+    """Run the step a few times under both meters. A growing graph meter means a graph that no backward()
+    freed is kept (a picture taken with grad on); live growth alone means leftovers (a kept loss after its
+    backward: its points and their .grad); neither, nothing. The first step creates Adam's state: skip it."""
+    trace = cu.Trace("mystery step")
+    with cu.LiveTensors() as live, cu.GraphMemory() as graph:
+        for i in range(steps):
+            step()
+            trace.record(i, live=live.bytes, saved=graph.bytes)
+    live_growth = trace.growth_per_step("live", skip=1)
+    if trace.growth_per_step("saved", skip=1) > 0:
+        return "graph", live_growth
+    return ("tensors" if live_growth > 0 else "nothing"), live_growth
 
 
-def laplacian_xy(u, points):
-    """One backward for the whole gradient, then one per space column, keeping only the diagonal
-    entry; ``create_graph=True`` both times so that the residual trains the network."""
-    first, = torch.autograd.grad(u.sum(), points, create_graph=True)
-    laplacian = 0
-    for k in (0, 1):
-        second, = torch.autograd.grad(first[:, k].sum(), points, create_graph=True)
-        laplacian = laplacian + second[:, k]
-    return laplacian
-
-
-def choose_chunk_size(model, points, budget):
-    """Measure the candidates from the largest down and keep the first that fits: the peak grows
-    with the chunk, and large chunks are quick to measure (few chunks, few ops)."""
-    for size in sorted(checks.CHUNK_CANDIDATES, reverse=True):
-        if laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[0] <= budget:
-            return size
+def kept_loss_bytes(n_points, laplacian):
+    """Part 2's law: the loss's own 4 bytes, plus, with nested autograd, the (N, 3) float32 leaf of points and
+    the .grad that backward() filled for it (2 x 3 x 4 bytes per point); the forward Laplacian's points need no grad."""
+    return 4 + (2 * 3 * 4 * n_points if laplacian == "nested" else 0)
 
 
 def run_checks():
-    return [checks.check_fixed_loop(fixed_loop), checks.check_laplacian(laplacian_xy),
-            checks.check_chunk_size(choose_chunk_size)]
+    return [checks.check_diagnosis(diagnose), checks.check_leak_bytes(kept_loss_bytes)]
 
 
 if __name__ == "__main__":

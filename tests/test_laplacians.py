@@ -115,3 +115,20 @@ def test_the_benchmark_data_reads_and_covers_every_method():
             if "Hutchinson" not in row["method"]:
                 assert row["max_error"] < 1e-4, row
 
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_hutchinson_variance_is_the_variance_over_every_sign_vector(d):
+    import itertools
+
+    from torch.func import hessian, vmap
+
+    model, points = float64_problem(d, n=5)
+    dims = list(range(d))
+    hessians = vmap(hessian(lambda p: model(p.unsqueeze(0))[0, 0]))(points)[:, dims][:, :, dims]
+    trace = hessians.diagonal(dim1=1, dim2=2).sum(1)
+    signs = torch.tensor(list(itertools.product((-1.0, 1.0), repeat=d)), dtype=torch.float64)  # all equally likely
+    estimates = torch.einsum("si,nij,sj->ns", signs, hessians, signs)
+    torch.testing.assert_close(estimates.mean(1), trace)                      # unbiased
+    torch.testing.assert_close(laplacians.hutchinson_variance(model, points, dims),
+                               (estimates - trace.unsqueeze(1)).pow(2).mean(1))

@@ -82,8 +82,8 @@ def test_the_detach_fix_sends_no_gradient_to_the_network():
     _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=True)
     residual.pow(2).mean().backward()
     assert all(p.grad is None for p in model.parameters())
-    # without the detach the same residual trains every parameter
-    _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False)
+    # without the detach, and with the second derivatives' graphs, the same residual trains every parameter
+    _, _, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False, second_create_graph=True)
     residual.pow(2).mean().backward()
     assert all(p.grad is not None for p in model.parameters())
 
@@ -95,22 +95,42 @@ def test_retain_graph_false_on_the_last_derivative_breaks_the_later_backward():
         residual.pow(2).mean().backward()
 
 
-def pattern_trace(detach):
+def pattern_trace(**options):
     model = pinn.HeatPINN(width=16, depth=2)
     trace = cu.Trace()
     with cu.LiveTensors() as live:
         mark = lambda label: trace.record(len(trace), label, live=live.bytes)
-        pinn.usual_pattern(model, pinn.sample_points(256), detach=detach, mark=mark)
+        pinn.usual_pattern(model, pinn.sample_points(256), mark=mark, **options)
     return dict(zip(trace.labels, trace.values["live"]))
 
 
 def test_the_detach_makes_memory_fall_and_gc_collect_frees_nothing():
-    detached, correct = pattern_trace(detach=True), pattern_trace(detach=False)
+    options = dict(second_create_graph=True)
+    detached, correct = pattern_trace(detach=True, **options), pattern_trace(detach=False, **options)
     after_del = "del u_x, u_y, u_xx, u_yy"
     assert detached["u_yy = grad(u_y, y, retain_graph=True)"] == correct["u_yy = grad(u_y, y, retain_graph=True)"]
     assert detached[after_del] < correct[after_del] / 5, "detaching lets the derivative graphs go at the del"
     for live_at in (detached, correct):
         assert live_at["gc.collect()"] == live_at[after_del] == live_at["torch.cuda.empty_cache()"]
+
+
+def test_the_posted_second_derivatives_record_no_graph_and_train_on_u_t_alone():
+    model = pinn.HeatPINN(width=8, depth=2)
+    points = pinn.sample_points(16)
+    saved = []
+    with cu.GraphMemory() as graph:
+        pinn.usual_pattern(model, points, detach=False, mark=lambda label: saved.append((label, graph.bytes)))
+    saved = dict(saved)
+    assert saved["u_y = grad(u, y)"] == saved["u_xx = grad(u_x, x)"] == saved["u_yy = grad(u_y, y, retain_graph=True)"], (
+        "as posted, the second derivatives record nothing")
+    _, u_t, residual = pinn.usual_pattern(model, points, detach=False)
+    (laplacian_gradient,) = torch.autograd.grad(residual.sum(), u_t, retain_graph=True)
+    assert torch.equal(laplacian_gradient, torch.ones_like(u_t)), "the residual reaches the network through u_t alone"
+    posted_grads = torch.autograd.grad(residual.pow(2).mean(), list(model.parameters()))
+    _, _, correct = pinn.usual_pattern(model, points, detach=False, second_create_graph=True)
+    correct_grads = torch.autograd.grad(correct.pow(2).mean(), list(model.parameters()))
+    assert torch.allclose(residual, correct), "the same residual values"
+    assert not all(torch.allclose(a, b) for a, b in zip(posted_grads, correct_grads)), "but not the loss's gradient"
 
 
 def fixed_loop_trace(steps, n=128):

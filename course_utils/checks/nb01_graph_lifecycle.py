@@ -1,26 +1,25 @@
-"""Checkers for notebook 01, graph lifecycle: what an op saves, and a training loop that leaks.
+"""Checkers for notebook 01, graph lifecycle: what an op saves, and which logging line keeps a graph.
 
 >>> def predict_saved():
 ...     raise NotImplementedError
 >>> check_saved_prediction(predict_saved).status
 'not attempted'
 
-The leak exercise runs on a fixed problem that the notebook builds with :func:`training_problem`,
-so the learner's code and the checker see the same model and data.
+The logging exercise runs on the fixed problem :func:`training_problem` builds, so the learner's code and the
+checker see the same model and data.
 """
-import copy
-import math
 from typing import Callable
 
 import torch
 
-from ..meters import GraphMemory, LiveTensors
+from ..meters import GraphMemory
 from ..models import mlp_problem
-from ..trace import NotFlatError, Trace
+from ..trace import Trace
 from ..units import format_bytes
-from . import exercise, expect, fail
+from . import exercise, expect
 
-__all__ = ["ANSWERS", "OPS", "saved_kind", "check_saved_prediction", "training_problem", "check_leak_fixed"]
+__all__ = ["ANSWERS", "OPS", "saved_kind", "check_saved_prediction", "training_problem", "logging_steps",
+           "check_saved_growth"]
 
 ANSWERS = ("input", "output", "both", "nothing")
 
@@ -81,55 +80,47 @@ def training_problem(seed: int = 0) -> tuple:
     return model, torch.optim.SGD(model.parameters(), lr=0.05), train_batch, val_batch
 
 
-def _val_loss(model, val_batch):
-    x, y = val_batch
-    with torch.no_grad():
-        return torch.nn.functional.mse_loss(model(x), y).item()
+def logging_steps(seed=0):
+    """Three training steps on :func:`training_problem` that log differently, named ``"A"``, ``"B"``, ``"C"``:
+    each is a zero-argument function that trains one step, then logs a loss."""
+    def make(log):
+        model, optimizer, train_batch, val_batch = training_problem(seed)
+        logged = {"history": [], "total": 0}
+
+        def step():
+            optimizer.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(train_batch[0]), train_batch[1])
+            loss.backward()
+            optimizer.step()
+            if log == "running total":
+                logged["total"] = logged["total"] + loss            # after backward(): a chain of nodes
+            else:
+                val_loss = torch.nn.functional.mse_loss(model(val_batch[0]), val_batch[1])
+                logged["history"].append(val_loss if log == "tensor" else val_loss.item())
+        return step
+    return {"A": make("running total"), "B": make("tensor"), "C": make("float")}
 
 
-@exercise("Find and fix the leak in the training loop")
-def check_leak_fixed(step, steps=6):
-    """``step(model, optimizer, train_batch, val_batch, history)`` trains one step, then appends the
-    validation loss to ``history``. Fixed means: the model trains, history gets one loss per step,
-    and between steps autograd holds nothing and live memory stays flat (apart from the entries
-    themselves, if you keep them as detached tensors).
-    """
-    model, optimizer, train_batch, val_batch = training_problem()
-    start = copy.deepcopy(model.state_dict())
-    history = []
-    trace = Trace("your step")
-    with LiveTensors() as live, GraphMemory() as graph:
+def _saved_growth(step, steps=5):
+    trace = Trace("logging step")
+    with GraphMemory() as graph:
         for i in range(steps):
-            try:
-                step(model, optimizer, train_batch, val_batch, history)
-            except RuntimeError as error:
-                expect("does not require grad" not in str(error),
-                       f"your step raised: {error}\nThe training part must still record a graph for loss.backward(); "
-                       "only the validation loss needs no graph (torch.no_grad() around it, or .item() after it).")
-                raise
-            expect(len(history) == i + 1, f"after {i + 1} steps history has {len(history)} entries: append one "
-                                          "validation loss per step")
-            entry = history[-1]
-            if isinstance(entry, torch.Tensor) and entry.grad_fn is not None:
-                fail(f"history[{i}] is a tensor with a graph ({entry.grad_fn.name()}): it keeps this step's "
-                     f"whole validation graph alive ({format_bytes(graph.bytes)} saved so far). "
-                     "Store val_loss.item(), a plain float.")
-            expect(graph.bytes == 0, f"after step {i} autograd still holds {format_bytes(graph.bytes)} of saved tensors: "
-                                     "something keeps a graph alive between steps (an entry, or a variable you kept).")
-            kept = sum(t.untyped_storage().nbytes() for t in history if isinstance(t, torch.Tensor))
-            trace.record(i, live=live.bytes - kept, saved=graph.bytes)
-    try:
-        trace.assert_flat("live")
-    except NotFlatError as not_flat:
-        fail(f"live memory grows from step to step: {not_flat}")
-    changed = any(not torch.equal(p, start[name]) for name, p in model.state_dict().items())
-    expect(changed, "the parameters did not change: your step must still train (loss.backward(), optimizer.step()); "
-                    "only the monitoring should stop recording")
-    final = _val_loss(model, val_batch)
-    last = float(history[-1])
-    expect(math.isclose(last, final, rel_tol=1e-5, abs_tol=1e-7),
-           f"history[-1] = {last:.6g}, but the validation loss after the last step is {final:.6g}: append the "
-           "validation loss computed after optimizer.step()")
-    note = "" if not any(isinstance(t, torch.Tensor) for t in history) else \
-        " (your entries are detached tensors: no graph, but still device memory; .item() keeps a plain float)"
-    return f"{steps} steps, nothing saved between steps, live memory flat{note}."
+            step()
+            trace.record(i, saved=graph.bytes)
+    return trace.growth_per_step("saved")
+
+
+@exercise("Measure which logging line keeps a graph")
+def check_saved_growth(saved_growth):
+    """``saved_growth(step) -> bytes``: the bytes *saved for backward* that stay alive per call of ``step``
+    (a zero-argument training step from :func:`logging_steps`), measured with ``GraphMemory``."""
+    found = []
+    for name in sorted(logging_steps()):
+        answer = saved_growth(logging_steps()[name])
+        measured = _saved_growth(logging_steps()[name])
+        expect(isinstance(answer, (int, float)) and round(answer) == round(measured),
+               f"step {name}: autograd keeps {format_bytes(measured, signed=True)} more saved tensors after every call, "
+               f"you measured {answer!r}. Run step() several times inside one `with cu.GraphMemory() as graph:` block, "
+               "read graph.bytes after each call, and take the growth per call (cu.Trace.growth_per_step does it).")
+        found.append(f"{name}: {format_bytes(measured, signed=True)}/step")
+    return "; ".join(found) + ". Only a tensor kept with its graph costs saved bytes; a running total costs nodes."

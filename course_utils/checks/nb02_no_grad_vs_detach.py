@@ -1,15 +1,16 @@
-"""Checkers for notebook 02, no_grad vs detach: an evaluation loop that saves nothing, a frozen body.
+"""Checkers for notebook 02, no_grad vs detach: which evaluation records a graph, a frozen body.
 
 Both exercises run on the fixed problem :func:`~course_utils.models.mlp_problem` builds,
 so that the notebook and the checker see the same model and data.
 
->>> def evaluate(model, batches):
+>>> def saved_peak(evaluate, model, batches):
 ...     raise NotImplementedError
->>> check_evaluation(evaluate).status
+>>> check_saved_peaks(saved_peak).status
 'not attempted'
 """
+import contextlib
 import copy
-import math
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -19,34 +20,52 @@ from ..models import mlp_problem
 from ..units import format_bytes
 from . import exercise, expect
 
-__all__ = ["check_evaluation", "check_frozen_body"]
+__all__ = ["evaluations", "check_saved_peaks", "check_frozen_body"]
 
 
-@exercise("Make the evaluation loop save nothing")
-def check_evaluation(evaluate):
-    """``evaluate(model, batches)`` returns the mean over batches of the MSE loss, as a float,
-    and autograd saves nothing for backward while it runs."""
-    model, batches = mlp_problem()
-    with torch.no_grad():
-        expected = sum(F.mse_loss(model(x), y).item() for x, y in batches) / len(batches)
-    try:
+def evaluations():
+    """Four ways to evaluate ``model`` on ``batches`` (mean MSE as a float), named ``"A"`` to ``"D"``."""
+    def mean_loss(model, batches, context=contextlib.nullcontext, detach=False):
+        total = 0.0
+        for x, y in batches:
+            with context():
+                prediction = model(x)
+            total += F.mse_loss(prediction.detach() if detach else prediction, y).item()
+        return total / len(batches)
+
+    def eval_mode(model, batches):
+        model.eval()
+        try:
+            return mean_loss(model, batches)
+        finally:
+            model.train()
+    return {"A": eval_mode, "B": functools.partial(mean_loss, detach=True),
+            "C": functools.partial(mean_loss, context=torch.no_grad),
+            "D": functools.partial(mean_loss, context=torch.inference_mode)}
+
+
+@exercise("Measure which evaluation records a graph")
+def check_saved_peaks(saved_peak):
+    """``saved_peak(evaluate, model, batches) -> bytes``: the most bytes autograd held *saved for backward* at
+    any moment while ``evaluate(model, batches)`` ran (one of :func:`evaluations`), measured with ``GraphMemory``."""
+    found = []
+    for name, evaluate in sorted(evaluations().items()):
+        model, batches = mlp_problem()
+        try:
+            answer = saved_peak(evaluate, model, batches)
+            grad_left_on = torch.is_grad_enabled()
+        finally:
+            torch.set_grad_enabled(True)  # whatever the answer did, the rest of the notebook records again
+        expect(grad_left_on, "after saved_peak() grad mode was still off: every later training step would silently "
+                             "record nothing. Use `with torch.no_grad():`, which restores the mode when the block ends.")
         with GraphMemory() as graph:
-            result = evaluate(model, batches)
-        grad_mode_left_on = torch.is_grad_enabled()
-    finally:
-        torch.set_grad_enabled(True)  # whatever the answer did, the rest of the notebook records again
-    expect(grad_mode_left_on, "after evaluate() grad mode was still off (torch.set_grad_enabled(False) without "
-                              "switching it back): every later training step would silently record nothing. "
-                              "Use `with torch.no_grad():`, which restores the mode when the block ends.")
-    expect(graph.peak == 0, f"autograd saved {format_bytes(graph.peak)} for backward while evaluating: the forward "
-                            "passes still recorded a graph. Run them inside `with torch.no_grad():` (or "
-                            "torch.inference_mode()). model.eval() alone does not do it: it switches dropout and "
-                            "batch norm to evaluation behaviour, not autograd off.")
-    expect(isinstance(result, (int, float)), f"evaluate() should return a plain float, got {type(result).__name__}: "
-                                             "sum loss.item() over the batches and divide by their number")
-    expect(math.isclose(result, expected, rel_tol=1e-5),
-           f"evaluate() returned {result:.6g}, the mean MSE over the {len(batches)} batches is {expected:.6g}")
-    return f"mean loss {result:.4f} over {len(batches)} batches, 0 bytes saved for backward."
+            evaluate(model, batches)
+        expect(isinstance(answer, int) and answer == graph.peak,
+               f"evaluation {name}: autograd saved at most {format_bytes(graph.peak)} at once, you measured "
+               f"{answer!r}. Run evaluate(model, batches) inside `with cu.GraphMemory() as graph:` and return "
+               "graph.peak (graph.bytes after the call is 0 for all of them: each graph died with its loss).")
+        found.append(f"{name}: {format_bytes(graph.peak)}")
+    return "; ".join(found) + ". Only the grad mode decides; model.eval() and a detach after the fact record it all."
 
 
 def _backward_once(model, batches):

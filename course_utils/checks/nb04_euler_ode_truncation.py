@@ -64,22 +64,23 @@ def check_detach(euler_step):
     return f"{len(targets)} steps, the graph flat at {format_bytes(trace.values['saved'][-1])} before each backward()."
 
 
-@exercise("Pick the truncation window")
-def check_window(choose_window, budget_bytes=WINDOW_BUDGET):
-    """``choose_window()`` returns the window (one of :data:`WINDOWS`) that keeps the graph's peak within
-    ``budget_bytes`` with the least gradient bias (the highest cosine with full backpropagation) on
-    :func:`euler_problem`."""
-    window = choose_window()
-    expect(window in WINDOWS, f"pick one of the measured windows {WINDOWS}; got {window!r}")
-    table = window_tradeoff(*euler_problem(), DT, WINDOWS)
-    fitting = [k for k in WINDOWS if table[k][0] <= budget_bytes]
-    peak, cosine = table[window]
-    expect(peak <= budget_bytes,
-           f"window {window} peaks at {format_bytes(peak)} of graph, over the budget of {format_bytes(budget_bytes)}: "
-           f"memory grows with the window, so a smaller one is needed (these fit: {fitting}).")
-    best = max(fitting, key=lambda k: table[k][1])
-    expect(window == best,
-           f"window {window} fits ({format_bytes(peak)}) but its gradient has cosine {cosine:.4f} with the exact one; "
-           f"window {best} also fits ({format_bytes(table[best][0])}) and reaches {table[best][1]:.4f}. "
-           "Within the budget, take the window with the least bias.")
-    return f"window {window}: peak {format_bytes(peak)} <= {format_bytes(budget_bytes)}, cosine {cosine:.4f}."
+@exercise("Compute the largest truncation window a budget allows")
+def check_window(largest_window, budgets=(WINDOW_BUDGET, WINDOW_BUDGET // 2)):
+    """``largest_window(budget_bytes) -> k``: the largest truncation window (any whole number of steps) whose
+    graph peaks within ``budget_bytes`` on :func:`euler_problem`; the checker measures ``k`` and ``k + 1``.
+    The bias falls as the window grows (the notebook's section 5), so the largest window that fits is the best."""
+    field, x0, targets = euler_problem()
+    answers = []
+    for budget in budgets:
+        window = largest_window(budget)
+        expect(isinstance(window, int) and 1 <= window <= len(targets),
+               f"return a whole number of steps between 1 and {len(targets)}; got {window!r}")
+        peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [window, window + 1]).items()}
+        expect(peaks[window] <= budget,
+               f"window {window} peaks at {format_bytes(peaks[window])} of graph, over the budget of {format_bytes(budget)}: "
+               "memory grows by the same bytes with every step of window; solve base + k x per_step <= budget for k.")
+        expect(window == len(targets) or peaks[window + 1] > budget,
+               f"window {window + 1} fits the budget of {format_bytes(budget)} too ({format_bytes(peaks[window + 1])}): "
+               "take the largest k with base + k x per_step <= budget (the bias shrinks with k).")
+        answers.append(f"{format_bytes(budget)} -> window {window} ({format_bytes(peaks[window])})")
+    return "; ".join(answers) + "; one step more would not fit."

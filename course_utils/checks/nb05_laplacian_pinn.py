@@ -1,134 +1,98 @@
-"""Checkers for notebook 05, the Laplacian PINN: a leaky loop, a Laplacian by hand, a chunk size.
+"""Checkers for notebook 05, the Laplacian PINN: diagnose a training step with the meters, predict a leak's
+bytes (notebook 06's exercises are in :mod:`course_utils.checks.nb06_which_laplacian`).
 
->>> def my_laplacian(u, points):
+>>> def diagnose(step, steps=6):
 ...     raise NotImplementedError
->>> check_laplacian(my_laplacian).status
+>>> check_diagnosis(diagnose).status
 'not attempted'
 
-Every checker builds its own small, seeded problem from :mod:`course_utils.pinn` (and measures it with
-:mod:`course_utils.laplacians`), so the learner's code and the checker see the same model and points.
+Every checker builds its own small, seeded problem from :mod:`course_utils.pinn`, so the learner's code and
+the checker see the same model and points.
 """
-import copy
-
 import torch
 
 from .. import laplacians, pinn
-from ..meters import LiveTensors
+from ..meters import GraphMemory, LiveTensors
+from ..trace import Trace
 from ..units import format_bytes
 from . import exercise, expect
 
-__all__ = ["SNAPSHOT_EVERY", "loop_problem", "check_fixed_loop", "check_laplacian", "CHUNK_CANDIDATES", "chunk_problem",
-           "check_chunk_size"]
+__all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS"]
 
-SNAPSHOT_EVERY = 5  # the loops keep a picture of u every 5 steps
-
-
-def loop_problem(seed: int = 0) -> tuple:
-    """``(model, optimizer, grid)`` for the leaky-loop exercise: a small :class:`~course_utils.pinn.HeatPINN`,
-    Adam, and the grid where the loop takes its snapshots of ``u``."""
-    model = pinn.HeatPINN(width=16, depth=2, seed=seed)
-    return model, torch.optim.Adam(model.parameters(), lr=1e-2), pinn.grid_points(11, 3)
+KINDS = ("graph", "tensors", "nothing")  # what a step keeps: a whole graph, other tensors only, or nothing
+POINTS = 64
 
 
-def _run_loop(loop, steps):
-    """Run ``loop`` on a fresh problem; return (losses, snapshots, live bytes held after it, parameters moved)."""
-    model, optimizer, grid = loop_problem()
-    start = copy.deepcopy(model.state_dict())
-    with LiveTensors() as live:
-        losses, snapshots = loop(model, optimizer, steps, grid)
-    moved = any(not torch.equal(start[name], value) for name, value in model.state_dict().items())
-    del model, optimizer
-    return losses, snapshots, live.bytes, moved
+def mystery_steps(seed=0):
+    """Three training steps of a small :class:`~course_utils.pinn.HeatPINN`, named ``"A"``, ``"B"``, ``"C"``:
+    each is a zero-argument function that runs one step and keeps something across steps (or nothing)."""
+    def make(keep):
+        model = pinn.HeatPINN(width=16, depth=2, seed=seed)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+        grid, kept, count = pinn.grid_points(5, 2), [], [0]
+
+        def step():
+            optimizer.zero_grad(set_to_none=True)
+            loss = pinn.residual_loss(model, pinn.sample_points(POINTS, seed=count[0]))
+            loss.backward()
+            optimizer.step()
+            count[0] += 1
+            kept.append({"loss": loss, "picture": model(grid), "float": loss.item()}[keep])
+        return step
+    return {"A": make("picture"), "B": make("float"), "C": make("loss")}
 
 
-@exercise("Find the leak in a PINN training loop")
-def check_fixed_loop(loop):
-    """``loop(model, optimizer, steps, grid) -> (losses, snapshots)`` trains ``steps`` steps, keeps one
-    loss per step and a picture ``u(grid)`` every :data:`SNAPSHOT_EVERY` steps. Fixed means: it still
-    trains, and what it keeps grows by exactly the pictures' own bytes, nothing more."""
-    losses, snapshots, held_short, moved = _run_loop(loop, SNAPSHOT_EVERY)
-    expect(moved, "the parameters did not change: the loop must still call loss.backward() and optimizer.step()")
-    expect(len(losses) == SNAPSHOT_EVERY, f"keep one loss per step: {SNAPSHOT_EVERY} steps gave {len(losses)} losses")
-    tensors = [type(loss).__name__ for loss in losses if isinstance(loss, torch.Tensor)]
-    expect(not tensors, "losses holds tensors; each one keeps its graph's leftovers (the points and their .grad) "
-                        "alive. Keep loss.item(), a float.")
-    with_graph = [i for i, u in enumerate(snapshots) if u.requires_grad]
-    expect(not with_graph, f"snapshots {with_graph} still belong to a graph (requires_grad=True): every picture keeps "
-                           "all the activations of model(grid). Take it under torch.no_grad() or with .detach().")
-    short_pictures = len(snapshots)
-    losses, snapshots, held_long, _ = _run_loop(loop, 3 * SNAPSHOT_EVERY)
-    expect(len(snapshots) > short_pictures, f"keep a picture every {SNAPSHOT_EVERY} steps: "
-                                            f"{3 * SNAPSHOT_EVERY} steps gave {len(snapshots)}")
-    picture_bytes = snapshots[-1].untyped_storage().nbytes()
-    extra_pictures = len(snapshots) - short_pictures
-    growth = held_long - held_short - extra_pictures * picture_bytes
-    expect(growth == 0, f"after {3 * SNAPSHOT_EVERY} steps the loop holds {format_bytes(growth)} more than after "
-                        f"{SNAPSHOT_EVERY} steps beyond its extra pictures: something else is kept every step.")
-    return (f"it trains, and {2 * SNAPSHOT_EVERY} more steps cost exactly {extra_pictures} more pictures "
-            f"({format_bytes(picture_bytes)} each) and not a byte more.")
+def _measure(step, steps=6):
+    """``(saved bytes per step, live bytes per step)`` after the first step (which creates Adam's state)."""
+    trace = Trace("mystery step")
+    with LiveTensors() as live, GraphMemory() as graph:
+        for i in range(steps):
+            step()
+            trace.record(i, live=live.bytes, saved=graph.bytes)
+    return trace.growth_per_step("saved", skip=1), trace.growth_per_step("live", skip=1)
 
 
-def _laplacian_problem():
-    model = pinn.HeatPINN(width=16, depth=2, seed=1).double()
-    points = pinn.sample_points(64, seed=1, dtype=torch.float64).requires_grad_(True)
-    return model, points
+@exercise("Diagnose three training steps with the meters")
+def check_diagnosis(diagnose):
+    """``diagnose(step) -> (kind, bytes per step)``: ``kind`` is ``"graph"`` if what the step keeps includes
+    saved-for-backward tensors (a graph no ``backward()`` freed), ``"tensors"`` if it keeps live tensors but
+    nothing saved, ``"nothing"`` if memory is flat; the bytes are the live tensors' growth per step."""
+    verdicts = []
+    for name in sorted(mystery_steps()):
+        answer = diagnose(mystery_steps()[name])
+        expect(isinstance(answer, tuple) and len(answer) == 2 and answer[0] in KINDS,
+               f"return a pair (kind, bytes per step) with kind one of {KINDS}; got {answer!r}")
+        saved, live = _measure(mystery_steps()[name])
+        kind = "graph" if saved > 0 else "tensors" if live > 0 else "nothing"
+        expect(answer[0] == kind, f"step {name}: you said {answer[0]!r}, but the graph meter grows by "
+                                  f"{format_bytes(saved, signed=True)}/step and the live meter by "
+                                  f"{format_bytes(live, signed=True)}/step. Run the step several times under "
+                                  "LiveTensors and GraphMemory and read both.")
+        expect(round(answer[1]) == round(live), f"step {name}: the live tensors grow by {format_bytes(live, signed=True)}"
+                                                f"/step, not {answer[1]!r}. Skip the first step: it creates Adam's state.")
+        verdicts.append(f"{name}: {kind} ({format_bytes(live, signed=True)}/step)")
+    return "; ".join(verdicts) + "."
 
 
-@exercise("Write the Laplacian u_xx + u_yy with autograd.grad on one (N, 3) input")
-def check_laplacian(laplacian):
-    """``laplacian(u, points) -> (N,)`` (or ``(N, 1)``), with ``points`` an ``(N, 3)`` leaf of
-    (x, y, t) that requires grad and ``u = model(points)`` of shape ``(N, 1)``."""
-    model, points = _laplacian_problem()
-    u = model(points)
-    answer = laplacian(u, points)
-    expect(isinstance(answer, torch.Tensor), f"return a tensor, got {type(answer).__name__}")
-    expect(answer.numel() == len(points), f"return one number per point ({len(points)}), got shape {tuple(answer.shape)}")
-    answer = answer.reshape(-1)
-    right = laplacians.laplacian_forward(model, points.detach(), pinn.SPACE)[2]
-    close = lambda value: torch.allclose(answer.detach(), value.detach(), rtol=1e-8, atol=1e-8)
-    with_time = laplacians.laplacian_forward_over_reverse(model, points.detach(), (0, 1, 2))[2]
-    expect(not close(laplacians.laplacian_row_sums(model, points.detach(), pinn.SPACE)[2]),
-           "these are Hessian ROW SUMS: grad(u_x, points, grad_outputs=ones) on the whole (N, 3) gradient sums "
-           "d/dx over all three columns of the gradient. Differentiate one column at a time: "
-           "grad(first[:, 0].sum(), points, ...)[0][:, 0] is u_xx.")
-    expect(not close(with_time), "this includes u_tt: the heat equation's Laplacian is over space only (columns 0 and 1)")
-    error = (answer.detach() - right).abs().max().item()
-    expect(close(right), f"wrong values: largest difference from u_xx + u_yy is {error:.3g}")
-    expect(answer.grad_fn is not None,
-           "the values are right but carry no graph, so a residual built from them cannot train the network: "
-           "pass create_graph=True to both autograd.grad calls")
-    answer.pow(2).sum().backward()
-    expect(all(p.grad is not None for p in model.parameters()),
-           "the result does not reach every parameter: keep create_graph=True and do not detach")
-    return f"matches the forward-mode Laplacian to {error:.1e} and sends gradient to every parameter."
+@exercise("Predict the bytes a kept loss tensor holds per step")
+def check_leak_bytes(kept_loss_bytes):
+    """``kept_loss_bytes(n_points, laplacian) -> bytes``: what ``history.append(loss)`` keeps alive per
+    training step of :func:`course_utils.pinn.residual_loss` with ``n_points`` float32 collocation points and
+    ``laplacian`` one of ``"nested"`` (:func:`~course_utils.laplacians.laplacian_nested`) or ``"forward"``."""
+    methods = {"nested": laplacians.laplacian_nested, "forward": laplacians.laplacian_forward}
+    for n_points in (32, 96):
+        for name, method in methods.items():
+            model = pinn.HeatPINN(width=8, depth=2)
+            kept = []
 
-
-CHUNK_CANDIDATES = (32, 64, 128, 256, 512, 1024)
-
-
-def chunk_problem() -> tuple:
-    """``(model, points, budget)`` for the chunk-size exercise: a 3 -> 32 x 3 -> 1 HeatPINN, 1,024
-    points, and a peak-bytes budget for one residual + backward step (nested ``autograd.grad``).
-    The budget lies halfway between the peaks of two candidate chunk sizes, so one answer is right."""
-    model = pinn.HeatPINN(width=32, depth=3, seed=2)
-    xyt = pinn.sample_points(1024, seed=2)
-    low, high = (laplacians.step_memory(model, xyt, laplacians.laplacian_nested, size)[0] for size in (128, 256))
-    return model, xyt, (low + high) // 2
-
-
-@exercise("Choose the chunk size that meets a peak-bytes budget")
-def check_chunk_size(choose):
-    """``choose(model, points, budget) -> chunk size``: the largest of :data:`CHUNK_CANDIDATES` whose
-    residual + backward step (nested autograd, :func:`chunk_problem`) peaks within ``budget`` bytes."""
-    model, points, budget = chunk_problem()
-    chunk_size = choose(model, points, budget)
-    expect(chunk_size in CHUNK_CANDIDATES, f"pick one of {CHUNK_CANDIDATES}, got {chunk_size!r}")
-    peak = laplacians.step_memory(model, points, laplacians.laplacian_nested, chunk_size)[0]
-    expect(peak <= budget, f"chunks of {chunk_size} peak at {format_bytes(peak)}, over the budget of "
-                           f"{format_bytes(budget)}: take smaller chunks")
-    bigger = CHUNK_CANDIDATES.index(chunk_size) + 1
-    if bigger < len(CHUNK_CANDIDATES):
-        next_peak = laplacians.step_memory(model, points, laplacians.laplacian_nested, CHUNK_CANDIDATES[bigger])[0]
-        expect(next_peak > budget, f"chunks of {CHUNK_CANDIDATES[bigger]} also fit ({format_bytes(next_peak)} <= "
-                                   f"{format_bytes(budget)}): bigger chunks mean fewer, faster steps")
-    return f"chunks of {chunk_size} peak at {format_bytes(peak)} <= budget {format_bytes(budget)}; the next size up does not fit."
+            def step():
+                model.zero_grad(set_to_none=True)
+                loss = pinn.residual_loss(model, pinn.sample_points(n_points, seed=len(kept)), method=method)
+                loss.backward()
+                kept.append(loss)
+            _saved, measured = _measure(step, steps=4)
+            answer = kept_loss_bytes(n_points, name)
+            expect(answer == round(measured),
+                   f"{n_points} points with the {name} Laplacian: a kept loss holds {format_bytes(measured)} per step, "
+                   f"you said {answer!r}. Which leaves does its graph point at, and which of them got a .grad?")
+    return "the law holds at 32 and 96 points, for the nested and the forward Laplacian."

@@ -2,7 +2,8 @@
 answers fail with an explanation, and an unsolved exercise is reported as not attempted."""
 import pytest
 import torch
-import torch.nn.functional as F
+
+from course_utils import GraphMemory
 
 from course_utils.checks import nb01_graph_lifecycle as checks
 
@@ -11,7 +12,7 @@ RIGHT_PREDICTIONS = {"tanh": "output", "sigmoid": "output", "relu": "output", "c
                      "x ** 2": "input", "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"}
 
 
-@pytest.mark.parametrize("checker", [checks.check_saved_prediction, checks.check_leak_fixed])
+@pytest.mark.parametrize("checker", [checks.check_saved_prediction, checks.check_saved_growth])
 def test_unsolved_exercise_is_not_attempted(checker, unsolved):
     result = checker(unsolved)
     assert result.status == "not attempted" and "not attempted yet" in str(result)
@@ -42,76 +43,21 @@ def test_malformed_predictions_are_explained(answer, hint, failure):
     assert hint in failure(checks.check_saved_prediction, answer)
 
 
-def train(model, optimizer, train_batch):
-    x, y = train_batch
-    optimizer.zero_grad()
-    F.mse_loss(model(x), y).backward()
-    optimizer.step()
+def measure_saved_growth(step, steps=5):
+    trace = []
+    with GraphMemory() as graph:
+        for _ in range(steps):
+            step()
+            trace.append(graph.bytes)
+    return (trace[-1] - trace[0]) / (steps - 1)
 
 
-def val_loss(model, val_batch):
-    return F.mse_loss(model(val_batch[0]), val_batch[1])
+def test_measuring_the_saved_growth_passes_and_only_the_kept_tensor_grows():
+    assert checks.check_saved_growth(measure_saved_growth).passed
+    growth = {name: measure_saved_growth(step) for name, step in checks.logging_steps().items()}
+    assert growth["A"] == growth["C"] == 0 < growth["B"], "a running total after backward keeps nodes, not saved bytes"
 
 
-def leaky_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch))
-
-
-def item_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch).item())
-
-
-def detached_step(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    history.append(val_loss(model, val_batch).detach())
-
-
-def test_fixed_steps_pass():
-    assert checks.check_leak_fixed(item_step).passed
-    detached = checks.check_leak_fixed(detached_step)
-    assert detached.passed and "detached tensors" in detached.detail
-
-
-def test_the_leak_itself_fails_with_the_reason(failure):
-    message = failure(checks.check_leak_fixed, leaky_step)
-    assert "history[0] is a tensor with a graph" in message and "validation graph" in message
-
-
-kept_elsewhere = []
-
-
-def step_keeping_a_graph_elsewhere(model, optimizer, train_batch, val_batch, history):
-    train(model, optimizer, train_batch)
-    loss = val_loss(model, val_batch)
-    kept_elsewhere.append(loss)  # "for plotting later"
-    history.append(loss.item())
-
-
-def step_that_no_longer_trains(model, optimizer, train_batch, val_batch, history):
-    with torch.no_grad():
-        history.append(val_loss(model, val_batch).item())
-
-
-def step_all_under_no_grad(model, optimizer, train_batch, val_batch, history):
-    with torch.no_grad():
-        item_step(model, optimizer, train_batch, val_batch, history)
-
-
-def step_logging_before_the_update(model, optimizer, train_batch, val_batch, history):
-    history.append(val_loss(model, val_batch).item())
-    train(model, optimizer, train_batch)
-
-
-@pytest.mark.parametrize("step, hint", [
-    (step_keeping_a_graph_elsewhere, "autograd still holds"),
-    (step_that_no_longer_trains, "parameters did not change"),
-    (step_all_under_no_grad, "must still record a graph"),
-    (step_logging_before_the_update, "computed after optimizer.step()"),
-])
-def test_typical_wrong_fixes_are_explained(step, hint, failure):
-    try:
-        assert hint in failure(checks.check_leak_fixed, step)
-    finally:
-        kept_elsewhere.clear()
+def test_a_wrong_measurement_is_explained(failure):
+    assert "Run step() several times inside one" in failure(checks.check_saved_growth, lambda step: 0)
+    assert "Run step() several times inside one" in failure(checks.check_saved_growth, lambda step: "a lot")

@@ -2,67 +2,48 @@
 answers fail with an explanation, and an unsolved exercise is reported as not attempted."""
 import pytest
 import torch
-import torch.nn.functional as F
 
-from course_utils import GraphMemory, format_bytes
+from course_utils import GraphMemory
 from course_utils.checks import nb02_no_grad_vs_detach as checks
 from course_utils.models import mlp_problem
 
 
-@pytest.mark.parametrize("checker", [checks.check_evaluation, checks.check_frozen_body])
+@pytest.mark.parametrize("checker", [checks.check_saved_peaks, checks.check_frozen_body])
 def test_unsolved_exercise_is_not_attempted(checker, unsolved):
     result = checker(unsolved)
     assert result.status == "not attempted" and "not attempted yet" in str(result)
 
 
-def evaluate_with(context):
-    def evaluate(model, batches):
-        with context():
-            return sum(F.mse_loss(model(x), y).item() for x, y in batches) / len(batches)
-    return evaluate
-
-
-def test_no_grad_and_inference_mode_evaluations_pass():
-    assert checks.check_evaluation(evaluate_with(torch.no_grad)).passed
-    assert checks.check_evaluation(evaluate_with(torch.inference_mode)).passed
-
-
-def evaluate_in_eval_mode_only(model, batches):
-    model.eval()
-    return sum(F.mse_loss(model(x), y).item() for x, y in batches) / len(batches)
-
-
-def evaluate_switching_grad_off_for_good(model, batches):
-    torch.set_grad_enabled(False)
-    return evaluate_in_eval_mode_only(model, batches)
-
-
-def evaluate_returning_a_tensor(model, batches):
-    with torch.no_grad():
-        return sum(F.mse_loss(model(x), y) for x, y in batches) / len(batches)
-
-
-def evaluate_returning_the_sum(model, batches):
-    with torch.no_grad():
-        return sum(F.mse_loss(model(x), y).item() for x, y in batches)
-
-
-@pytest.mark.parametrize("evaluate, hint", [
-    (evaluate_in_eval_mode_only, "model.eval() alone does not do it"),
-    (evaluate_switching_grad_off_for_good, "grad mode was still off"),
-    (evaluate_returning_a_tensor, "plain float, got Tensor"),
-    (evaluate_returning_the_sum, "the mean MSE over the 4 batches"),
-])
-def test_typical_wrong_evaluations_are_explained(evaluate, hint, failure):
-    assert hint in failure(checks.check_evaluation, evaluate)
-    assert torch.is_grad_enabled(), "the checker must switch grad mode back on whatever the answer did"
-
-
-def test_the_eval_mode_failure_reports_the_saved_bytes(failure):
-    model, batches = mlp_problem()
+def measure_saved_peak(evaluate, model, batches):
     with GraphMemory() as graph:
-        evaluate_in_eval_mode_only(model, batches)
-    assert f"saved {format_bytes(graph.peak)}" in failure(checks.check_evaluation, evaluate_in_eval_mode_only)
+        evaluate(model, batches)
+    return graph.peak
+
+
+def test_measuring_the_saved_peak_passes_and_only_the_grad_mode_matters():
+    assert checks.check_saved_peaks(measure_saved_peak).passed
+    peaks = {name: measure_saved_peak(evaluate, *mlp_problem()) for name, evaluate in checks.evaluations().items()}
+    assert peaks["A"] == peaks["B"] > 0 == peaks["C"] == peaks["D"], "eval() and a late detach record; no_grad does not"
+
+
+def saved_after_the_call(evaluate, model, batches):
+    with GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.bytes
+
+
+def switching_grad_off_for_good(evaluate, model, batches):
+    torch.set_grad_enabled(False)
+    return 0
+
+
+@pytest.mark.parametrize("answer, hint", [
+    (saved_after_the_call, "graph.bytes after the call is 0"),
+    (switching_grad_off_for_good, "grad mode was still off"),
+])
+def test_typical_wrong_measurements_are_explained(answer, hint, failure):
+    assert hint in failure(checks.check_saved_peaks, answer)
+    assert torch.is_grad_enabled(), "the checker must switch grad mode back on whatever the answer did"
 
 
 def freeze_in_place(model):

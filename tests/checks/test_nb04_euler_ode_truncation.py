@@ -16,13 +16,13 @@ def test_detach_checker_explains_misplaced_detach(step, complaint):
         checks.check_detach(step)
 
 
-def test_window_checker_wants_the_largest_fitting_window():
+def test_window_checker_wants_the_largest_window_that_fits():
     with pytest.raises(ExerciseFailed, match="over the budget"):
-        checks.check_window(lambda: 20)
-    with pytest.raises(ExerciseFailed, match="least bias"):
-        checks.check_window(lambda: 5)
-    with pytest.raises(ExerciseFailed, match="pick one of"):
-        checks.check_window(lambda: 7)
+        checks.check_window(lambda budget: 60)
+    with pytest.raises(ExerciseFailed, match="fits the budget"):
+        checks.check_window(lambda budget: 2)
+    with pytest.raises(ExerciseFailed, match="whole number"):
+        checks.check_window(lambda budget: 7.5)
 
 
 def test_a_graph_that_grows_across_steps_fails_with_the_checkers_prefix():

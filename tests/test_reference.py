@@ -1,0 +1,35 @@
+"""The reference data in data/reference/ ships with its provenance, and the loader always shows it."""
+import json
+
+import pytest
+
+import course_utils as cu
+from course_utils.reference import REFERENCE_DIR, reference_names
+
+
+def test_every_reference_file_is_indexed_with_its_script():
+    index = json.loads((REFERENCE_DIR / "index.json").read_text())
+    shipped = {path.name for path in REFERENCE_DIR.glob("*.json")} - {"index.json"}
+    assert shipped == {entry["file"] for entry in index.values()}, "every data file has exactly one index entry"
+    for entry in index.values():
+        assert (REFERENCE_DIR / entry["script"]).exists(), f"{entry['script']} (the script that measured it) ships too"
+        assert {"device", "torch", "date", "configuration", "units"} <= set(entry)
+
+
+@pytest.mark.parametrize("name", reference_names())
+def test_loading_prints_the_provenance(name, capsys):
+    ref = cu.load_reference(name)
+    printed = capsys.readouterr().out
+    assert ref.citation() in printed and "not measured here" in printed
+    assert ref.provenance["device"] in printed and ref.provenance["script"] in printed
+    assert ref.data, "the data file is not empty"
+
+
+def test_quiet_loading_prints_nothing(capsys):
+    cu.load_reference("h200_laplacian_scaling", show=False)
+    assert capsys.readouterr().out == ""
+
+
+def test_an_unknown_name_says_which_names_exist():
+    with pytest.raises(KeyError, match="h200_pinn_figures"):
+        cu.load_reference("h100")
