@@ -162,6 +162,7 @@ class _CountNewStorages(TorchDispatchMode):
                     meter._count(storage)
                 else:
                     meter._recount(storage)
+        meter._after_op(func)
         if meter._budget is not None and meter.bytes > meter._budget:
             reached = meter.bytes
             # drop our references first: the exception's traceback must not keep the op's tensors alive
@@ -255,6 +256,7 @@ class LiveTensors(_Meter):
             nbytes, device = storage.nbytes(), str(storage.device)
             self._refs[key] = (weakref.ref(storage, self._make_release(key)), nbytes, device)
             self._add_on(device, nbytes)
+            self._on_new_storage(key, nbytes, device)
 
     def _recount(self, storage):
         """A counted storage an op resized in place (``resize_``, ``out=``): count the difference."""
@@ -278,7 +280,18 @@ class LiveTensors(_Meter):
                 if entry is not None:
                     self.bytes -= entry[1]
                     self.by_device[entry[2]] -= entry[1]
+                    self._on_free_storage(key, entry[1], entry[2])
         return release
+
+    # Hooks for subclasses (find_leaks, timeline, memory_budget): no-ops here.
+    def _on_new_storage(self, key, nbytes, device):
+        """A storage is counted for the first time (called with the meter's lock held)."""
+
+    def _on_free_storage(self, key, nbytes, device):
+        """A counted storage died (called with the meter's lock held, possibly after the block ended)."""
+
+    def _after_op(self, func):
+        """After every op the meter's dispatch mode sees, once its outputs are counted."""
 
     @property
     def count(self):
