@@ -1,7 +1,7 @@
 """Exercise checkers: each says *why* an answer is wrong, not just that it is.
 
 One module per notebook (``course_utils.checks.lifecycle`` for 01, ``no_grad`` for 02,
-``integration`` for 03, ``euler`` for 04, ``pinn`` for 05). Every checker is built on :func:`exercise`:
+``integration`` for 03, ``euler`` for 04, ``pinn`` for 05, ``nb07_find_the_leak`` for 07). Every checker is built on :func:`exercise`:
 
 * the learner's code still raises ``NotImplementedError`` -> "not attempted yet" (the notebook runs on);
 * a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message explains the mistake;
@@ -86,6 +86,6 @@ def __getattr__(name):
     # checks.<notebook module> is imported on first use
     import importlib
 
-    if name in {"lifecycle", "no_grad", "integration", "euler", "pinn"}:
+    if name in {"lifecycle", "no_grad", "integration", "euler", "pinn", "nb07_find_the_leak"}:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,296 @@
+"""Which line leaks, and how much per step: :func:`find_leaks` runs a training step a few times and
+names the source lines whose tensors pile up, and the variables whose autograd graph grows.
+
+>>> import torch
+>>> history = []
+>>> def step():
+...     history.append(torch.zeros(250).exp())   # 1 kB a step kept; the zeros die at once
+>>> report = find_leaks(step, steps=3)
+>>> report.top.bytes_per_step, report.top.tensors_per_step, report.top.during_backward
+(1000, 1, False)
+>>> report.top.where.endswith("line 2")
+True
+>>> history.clear()
+
+How it works: a :class:`~course_utils.LiveTensors` meter that notes, for each storage it counts, the
+code object and line of the innermost frame outside ``torch`` and ``course_utils`` (no traceback
+objects, no source read until a row is shown), and forgets it when the storage dies. Storages still
+alive after the last step, minus those alive after the warm-up, are what each line leaked.
+"""
+import gc
+import html
+import linecache
+import os
+import sys
+import threading
+from dataclasses import dataclass
+
+import torch
+
+from .meters import LiveTensors, _tensors_in, device_memory
+from .trace import NotFlatError
+from .units import format_bytes
+
+__all__ = ["find_leaks", "LeakReport", "LeakRow", "source_location"]
+
+_INTERNAL_DIRS = tuple(os.path.dirname(module.__file__) + os.sep
+                       for module in (torch, sys.modules[__package__]))
+_BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
+_is_internal = {}  # code object -> True when it lives in torch or course_utils (a cache)
+
+
+def _creation_site(owner_thread):
+    """``(code, line, during_backward)`` of the innermost frame outside torch and course_utils.
+
+    CUDA runs backward on autograd's own threads, which have no Python frames: there the thread
+    that called ``backward()`` (the meter's owner, waiting in that call) is read instead.
+    """
+    frame = sys._getframe(1)
+    if threading.get_ident() != owner_thread:
+        frame = sys._current_frames().get(owner_thread)
+    during_backward = False
+    while frame is not None:
+        code = frame.f_code
+        internal = _is_internal.get(code)
+        if internal is None:
+            internal = _is_internal[code] = code.co_filename.startswith(_INTERNAL_DIRS)
+        if not internal:
+            return code, frame.f_lineno, during_backward
+        if code in _BACKWARD_CODES:
+            during_backward = True
+        frame = frame.f_back
+    return None, 0, during_backward
+
+
+class _SiteMeter(LiveTensors):
+    """LiveTensors that remembers where each live storage was created."""
+
+    def __init__(self):
+        super().__init__()
+        self.sites = {}  # storage key -> (site, nbytes)
+
+    def _on_new_storage(self, key, nbytes, device):
+        self.sites[key] = (_creation_site(self._owner), nbytes)
+
+    def _on_free_storage(self, key, nbytes, device):
+        self.sites.pop(key, None)
+
+    def alive_by_site(self):
+        """site -> [bytes, storages] of what is alive now."""
+        with self._lock:
+            entries = list(self.sites.values())
+        totals = {}
+        for site, nbytes in entries:
+            total = totals.setdefault(site, [0, 0])
+            total[0] += nbytes
+            total[1] += 1
+        return totals
+
+
+def source_location(code, line):
+    """Where a code object's line is, for people: ``cell [12], line 4`` for a notebook cell
+    (ipykernel compiles each cell under a file name of its own, mapped to its execution count),
+    else the file (relative to the working directory when under it) and line.
+
+    >>> source_location(source_location.__code__, 3).endswith("leaks.py, line 3")
+    True
+    """
+    if code is None:
+        return "(no Python frame outside torch)"
+    filename = code.co_filename
+    cell = _cell_number(filename)
+    if cell is not None:
+        return f"cell [{cell}], line {line}"
+    if os.path.isabs(filename) and filename.startswith(os.getcwd() + os.sep):
+        filename = os.path.relpath(filename)
+    return f"{filename}, line {line}"
+
+
+def _cell_number(filename):
+    """The execution count of the IPython cell compiled under ``filename``, or None outside IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    compiler = getattr(shell, "compile", None)
+    return getattr(compiler, "_filename_map", {}).get(filename)
+
+
+@dataclass
+class LeakRow:
+    """One line (or one variable) that grows every step.
+
+    ``site`` is ``(code object, line)`` for a line, or a variable's name; ``where`` and ``code``
+    (the source text) are read from it only when asked for.
+    """
+
+    site: object
+    bytes_per_step: float
+    tensors_per_step: float = 0
+    nodes_per_step: float = 0
+    during_backward: bool = False
+    note: str = ""
+
+    @property
+    def where(self):
+        if isinstance(self.site, str):
+            return f"variable {self.site!r}"
+        return source_location(*self.site)
+
+    @property
+    def code(self):
+        if isinstance(self.site, str) or self.site[0] is None:
+            return self.note
+        return linecache.getline(self.site[0].co_filename, self.site[1]).strip()
+
+    def __str__(self):
+        made = " (made during backward)" if self.during_backward else ""
+        grows = (f"+{format_bytes(self.bytes_per_step)}/step in {_number(self.tensors_per_step)} tensor(s)"
+                 if self.bytes_per_step else f"+{_number(self.nodes_per_step)} graph nodes/step, no tensor bytes")
+        return f"{self.where}{made}: {grows}    {self.code}"
+
+
+def _number(x):
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _per_step(growth, steps):
+    """Exact when the growth divides evenly (the usual case: the same bytes every step)."""
+    return growth // steps if growth % steps == 0 else growth / steps
+
+
+@dataclass
+class LeakReport:
+    """What :func:`find_leaks` found. ``rows`` grow every step, largest first (tensor bytes, then
+    graph nodes); ``top`` is the first row, or None when the step is flat."""
+
+    rows: list
+    steps: int
+    warmup: int
+    rss_per_step: float
+    objects_per_step: float
+    bytes_per_step: float
+
+    @property
+    def top(self):
+        return self.rows[0] if self.rows else None
+
+    def __str__(self):
+        head = (f"find_leaks: {self.steps} steps after {self.warmup} warm-up; live tensors "
+                f"{format_bytes(self.bytes_per_step, signed=True)}/step, process RSS "
+                f"{format_bytes(self.rss_per_step, signed=True)}/step, Python objects {self.objects_per_step:+g}/step")
+        if not self.rows:
+            return head + "\n  flat: nothing grows from step to step"
+        return "\n".join([head] + [f"  {row}" for row in self.rows])
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def _repr_html_(self):
+        cells = "".join(
+            f"<tr><td style='text-align:left'>{html.escape(r.where)}{' (during backward)' if r.during_backward else ''}</td>"
+            f"<td style='text-align:left'><code>{html.escape(r.code)}</code></td>"
+            f"<td>{format_bytes(r.bytes_per_step)}</td><td>{_number(r.tensors_per_step)}</td>"
+            f"<td>{_number(r.nodes_per_step)}</td></tr>" for r in self.rows)
+        body = cells or "<tr><td colspan=5>flat: nothing grows from step to step</td></tr>"
+        head = html.escape(str(self).splitlines()[0])
+        return (f"<table><caption style='text-align:left'>{head}</caption><thead><tr><th>where</th><th>code</th>"
+                f"<th>bytes/step</th><th>tensors/step</th><th>graph nodes/step</th></tr></thead>{body}</table>")
+
+    def assert_flat(self):
+        """Raise :class:`~course_utils.NotFlatError` naming the top rows unless nothing grows."""
+        if self.rows:
+            top = "\n".join(f"  {row}" for row in self.rows[:3])
+            raise NotFlatError(f"the step leaks; top rows:\n{top}\nFix the first line and run find_leaks again.")
+
+
+def _graph_nodes(value, cap):
+    """Autograd nodes reachable from the tensors in ``value`` (a tensor, or lists/dicts of them), up to ``cap``."""
+    stack = [t.grad_fn for t in _tensors_in(value) if t.grad_fn is not None]
+    seen = set()
+    while stack and len(seen) < cap:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))  # wrappers are cached on their nodes, so the id is stable while the graph lives
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return len(seen)
+
+
+def _namespaces(step, caller_namespaces):
+    """The dictionaries and closure cells whose variables ``step`` can reach, with their names."""
+    function = getattr(step, "__func__", step)
+    places = [getattr(function, "__globals__", {})] + caller_namespaces
+    unique = list({id(d): d for d in places}.values())
+    cells = dict(zip(getattr(getattr(function, "__code__", None), "co_freevars", ()),
+                     getattr(function, "__closure__", None) or ()))
+    return unique, cells
+
+
+def _nodes_by_variable(dicts, cells, cap):
+    counts, scanned = {}, {id(namespace) for namespace in dicts}
+    for namespace in dicts:
+        for name, value in list(namespace.items()):
+            # "_", "_12": IPython's output cache; a namespace dict (runpy's result) is scanned by its own names
+            if not name.startswith("_") and name not in counts and id(value) not in scanned:
+                counts[name] = _graph_nodes(value, cap)
+    for name, cell in cells.items():
+        try:
+            counts.setdefault(name, _graph_nodes(cell.cell_contents, cap))
+        except ValueError:  # an empty cell
+            pass
+    return counts
+
+
+def _python_objects():
+    return len(gc.get_objects())
+
+
+def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
+    """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
+
+    Each :class:`LeakRow` names a source line (``cell [N], line L`` in a notebook) and what it
+    leaks per step, exactly in bytes; storages made inside ``backward()``/``autograd.grad`` are
+    attributed to that call's line and marked ``during_backward``. Leaks that hold no tensor bytes
+    (``running_loss = running_loss + loss`` keeps every step's autograd nodes) show as rows naming
+    the variable whose graph grows, counted (up to ``max_nodes``) from the tensors in ``step``'s
+    globals and closure and in the caller's namespace. The report also gives the process's RSS and
+    Python objects per step. Nothing stays installed if ``step`` raises; no tensor is kept alive.
+    """
+    if not callable(step):
+        raise TypeError(f"find_leaks needs the training step as a function to call, got {type(step).__name__}; "
+                        "e.g. find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
+    if not (isinstance(steps, int) and steps >= 1 and isinstance(warmup, int) and warmup >= 0):
+        raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
+                         f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
+    caller = sys._getframe(1)
+    dicts, cells = _namespaces(step, [caller.f_globals, caller.f_locals])
+    del caller
+    with _SiteMeter() as meter:
+        for _ in range(warmup):
+            step()
+        gc.collect()
+        before, live_before = meter.alive_by_site(), meter.bytes
+        nodes_before = _nodes_by_variable(dicts, cells, max_nodes)
+        rss_before, objects_before = device_memory()["rss"], _python_objects()
+        for _ in range(steps):
+            step()
+        gc.collect()
+        after, live_after = meter.alive_by_site(), meter.bytes
+        rss_after, objects_after = device_memory()["rss"], _python_objects()
+        nodes_after = _nodes_by_variable(dicts, cells, max_nodes)
+    del dicts, cells
+    rows = []
+    for site, (nbytes, count) in after.items():
+        grown, made = nbytes - before.get(site, (0, 0))[0], count - before.get(site, (0, 0))[1]
+        if grown > 0:
+            code, line, during_backward = site
+            rows.append(LeakRow((code, line), _per_step(grown, steps), _per_step(made, steps),
+                                during_backward=during_backward))
+    for name, nodes in nodes_after.items():
+        grown = nodes - nodes_before.get(name, 0)
+        if grown > 0:
+            rows.append(LeakRow(name, 0, nodes_per_step=_per_step(grown, steps),
+                                note=f"{name}: its autograd graph has {nodes} nodes (counted up to {max_nodes})"))
+    rows.sort(key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
+    return LeakReport(rows, steps, warmup, (rss_after - rss_before) / steps,
+                      (objects_after - objects_before) / steps, _per_step(live_after - live_before, steps))
+
