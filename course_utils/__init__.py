@@ -22,6 +22,8 @@ _PUBLIC = {
     "device_memory": "meters", "measure": "meters", "Report": "meters", "run_metered": "meters",
     "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
     "Trace": "trace", "NotFlatError": "trace",
+    "find_leaks": "leaks", "LeakReport": "leaks", "LeakRow": "leaks",
+    "timeline": "memory_timeline", "Timeline": "memory_timeline",
     "format_bytes": "units",
     "pick_device": "devices",
     "run_selftest": "selftest",

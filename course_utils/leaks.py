@@ -13,53 +13,21 @@ True
 >>> history.clear()
 
 How it works: a :class:`~course_utils.LiveTensors` meter that notes, for each storage it counts, the
-code object and line of the innermost frame outside ``torch`` and ``course_utils`` (no traceback
-objects, no source read until a row is shown), and forgets it when the storage dies. Storages still
+code object and line of the innermost frame outside ``torch`` and ``course_utils``
+(:func:`~course_utils.sites.creation_site`), and forgets it when the storage dies. Storages still
 alive after the last step, minus those alive after the warm-up, are what each line leaked.
 """
 import gc
 import html
-import linecache
-import os
 import sys
-import threading
 from dataclasses import dataclass
 
-import torch
-
 from .meters import LiveTensors, _tensors_in, device_memory
+from .sites import creation_site, source_location, source_text
 from .trace import NotFlatError
 from .units import format_bytes
 
-__all__ = ["find_leaks", "LeakReport", "LeakRow", "source_location"]
-
-_INTERNAL_DIRS = tuple(os.path.dirname(module.__file__) + os.sep
-                       for module in (torch, sys.modules[__package__]))
-_BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
-_is_internal = {}  # code object -> True when it lives in torch or course_utils (a cache)
-
-
-def _creation_site(owner_thread):
-    """``(code, line, during_backward)`` of the innermost frame outside torch and course_utils.
-
-    CUDA runs backward on autograd's own threads, which have no Python frames: there the thread
-    that called ``backward()`` (the meter's owner, waiting in that call) is read instead.
-    """
-    frame = sys._getframe(1)
-    if threading.get_ident() != owner_thread:
-        frame = sys._current_frames().get(owner_thread)
-    during_backward = False
-    while frame is not None:
-        code = frame.f_code
-        internal = _is_internal.get(code)
-        if internal is None:
-            internal = _is_internal[code] = code.co_filename.startswith(_INTERNAL_DIRS)
-        if not internal:
-            return code, frame.f_lineno, during_backward
-        if code in _BACKWARD_CODES:
-            during_backward = True
-        frame = frame.f_back
-    return None, 0, during_backward
+__all__ = ["find_leaks", "LeakReport", "LeakRow"]
 
 
 class _SiteMeter(LiveTensors):
@@ -70,7 +38,7 @@ class _SiteMeter(LiveTensors):
         self.sites = {}  # storage key -> (site, nbytes)
 
     def _on_new_storage(self, key, nbytes, device):
-        self.sites[key] = (_creation_site(self._owner), nbytes)
+        self.sites[key] = (creation_site(self._owner), nbytes)
 
     def _on_free_storage(self, key, nbytes, device):
         self.sites.pop(key, None)
@@ -85,33 +53,6 @@ class _SiteMeter(LiveTensors):
             total[0] += nbytes
             total[1] += 1
         return totals
-
-
-def source_location(code, line):
-    """Where a code object's line is, for people: ``cell [12], line 4`` for a notebook cell
-    (ipykernel compiles each cell under a file name of its own, mapped to its execution count),
-    else the file (relative to the working directory when under it) and line.
-
-    >>> source_location(source_location.__code__, 3).endswith("leaks.py, line 3")
-    True
-    """
-    if code is None:
-        return "(no Python frame outside torch)"
-    filename = code.co_filename
-    cell = _cell_number(filename)
-    if cell is not None:
-        return f"cell [{cell}], line {line}"
-    if os.path.isabs(filename) and filename.startswith(os.getcwd() + os.sep):
-        filename = os.path.relpath(filename)
-    return f"{filename}, line {line}"
-
-
-def _cell_number(filename):
-    """The execution count of the IPython cell compiled under ``filename``, or None outside IPython."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    compiler = getattr(shell, "compile", None)
-    return getattr(compiler, "_filename_map", {}).get(filename)
 
 
 @dataclass
@@ -137,9 +78,7 @@ class LeakRow:
 
     @property
     def code(self):
-        if isinstance(self.site, str) or self.site[0] is None:
-            return self.note
-        return linecache.getline(self.site[0].co_filename, self.site[1]).strip()
+        return self.note if isinstance(self.site, str) else source_text(*self.site)
 
     def __str__(self):
         made = " (made during backward)" if self.during_backward else ""
@@ -203,8 +142,13 @@ class LeakReport:
 
 
 def _graph_nodes(value, cap):
-    """Autograd nodes reachable from the tensors in ``value`` (a tensor, or lists/dicts of them), up to ``cap``."""
-    stack = [t.grad_fn for t in _tensors_in(value) if t.grad_fn is not None]
+    """Autograd nodes reachable from the tensors in ``value`` (a tensor, or lists/dicts of them) and
+    from their ``.grad``, up to ``cap``."""
+    stack = []
+    for tensor in _tensors_in(value):
+        stack.append(tensor.grad_fn)
+        if tensor.is_leaf and tensor.grad is not None:  # a .grad made with create_graph=True has a graph too
+            stack.append(tensor.grad.grad_fn)
     seen = set()
     while stack and len(seen) < cap:
         node = stack.pop()
@@ -282,9 +226,9 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
     for site, (nbytes, count) in after.items():
         grown, made = nbytes - before.get(site, (0, 0))[0], count - before.get(site, (0, 0))[1]
         if grown > 0:
-            code, line, during_backward = site
+            code, line, phase = site
             rows.append(LeakRow((code, line), _per_step(grown, steps), _per_step(made, steps),
-                                during_backward=during_backward))
+                                during_backward=phase == "backward"))
     for name, nodes in nodes_after.items():
         grown = nodes - nodes_before.get(name, 0)
         if grown > 0:
