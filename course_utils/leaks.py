@@ -184,10 +184,6 @@ def _nodes_by_variable(dicts, cells, cap):
     return counts
 
 
-def _python_objects():
-    return len(gc.get_objects())
-
-
 def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
     """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
 
@@ -208,33 +204,52 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
     caller = sys._getframe(1)
     dicts, cells = _namespaces(step, [caller.f_globals, caller.f_locals])
     del caller
-    with _SiteMeter() as meter:
-        for _ in range(warmup):
-            step()
-        gc.collect()
-        before, live_before = meter.alive_by_site(), meter.bytes
-        nodes_before = _nodes_by_variable(dicts, cells, max_nodes)
-        rss_before, objects_before = device_memory()["rss"], _python_objects()
-        for _ in range(steps):
-            step()
-        gc.collect()
-        after, live_after = meter.alive_by_site(), meter.bytes
-        rss_after, objects_after = device_memory()["rss"], _python_objects()
-        nodes_after = _nodes_by_variable(dicts, cells, max_nodes)
-    del dicts, cells
+    # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
+    try:
+        with _SiteMeter() as meter:
+            for _ in range(warmup):
+                step()
+            first = _Reading.now(meter, dicts, cells, max_nodes)
+            for _ in range(steps):
+                step()
+            last = _Reading.now(meter, dicts, cells, max_nodes)
+    finally:
+        if freeze:
+            gc.unfreeze()
+        del dicts, cells
     rows = []
-    for site, (nbytes, count) in after.items():
-        grown, made = nbytes - before.get(site, (0, 0))[0], count - before.get(site, (0, 0))[1]
+    for site, (nbytes, count) in last.sites.items():
+        grown, made = nbytes - first.sites.get(site, (0, 0))[0], count - first.sites.get(site, (0, 0))[1]
         if grown > 0:
             code, line, phase = site
             rows.append(LeakRow((code, line), _per_step(grown, steps), _per_step(made, steps),
                                 during_backward=phase == "backward"))
-    for name, nodes in nodes_after.items():
-        grown = nodes - nodes_before.get(name, 0)
+    for name, nodes in last.nodes.items():
+        grown = nodes - first.nodes.get(name, 0)
         if grown > 0:
             rows.append(LeakRow(name, 0, nodes_per_step=_per_step(grown, steps),
                                 note=f"{name}: its autograd graph has {nodes} nodes (counted up to {max_nodes})"))
     rows.sort(key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
-    return LeakReport(rows, steps, warmup, (rss_after - rss_before) / steps,
-                      (objects_after - objects_before) / steps, _per_step(live_after - live_before, steps))
+    return LeakReport(rows, steps, warmup, (last.rss - first.rss) / steps, (last.objects - first.objects) / steps,
+                      _per_step(last.live - first.live, steps))
 
+
+
+@dataclass
+class _Reading:
+    """Everything find_leaks compares between the end of the warm-up and the end of the steps."""
+
+    sites: dict   # (code, line, phase) -> [bytes, storages] alive
+    live: int
+    nodes: dict   # variable -> graph nodes reachable
+    rss: int
+    objects: int
+
+    @classmethod
+    def now(cls, meter, dicts, cells, max_nodes):
+        gc.collect()
+        return cls(meter.alive_by_site(), meter.bytes, _nodes_by_variable(dicts, cells, max_nodes),
+                   device_memory()["rss"], len(gc.get_objects()))

@@ -195,6 +195,7 @@ def test_nothing_stays_installed_when_the_step_raises(error):
         find_leaks(step)
     assert _get_current_dispatch_mode() is None
     assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+    assert gc.get_freeze_count() == 0, "find_leaks freezes the garbage collector's old objects only while it runs"
     calls.clear()
     assert find_leaks(lambda: None).top is None  # and it runs again
 
