@@ -10,11 +10,10 @@ remembering each storage's line costs by itself. Target: find_leaks <= 1.5x plai
 import argparse
 import time
 
-import torch
+from meter_overhead import pinn_step
 
 from course_utils import LiveTensors, find_leaks
 from course_utils.leaks import _SiteMeter
-from course_utils.pinn import TanhMLP, laplacian_nested
 
 STEPS, WARMUP = 5, 1
 
@@ -24,15 +23,7 @@ def main():
     parser.add_argument("--n", type=int, default=4096, help="collocation points")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the fastest is reported)")
     args = parser.parse_args()
-
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    model = TanhMLP(3, width=64, depth=4)
-    points = torch.rand(args.n, 3)
-
-    def step():
-        model.zero_grad(set_to_none=True)
-        (laplacian_nested(model, points, dims=(0, 1, 2))[2] ** 2).mean().backward()
+    step = pinn_step(args.n)  # the step benchmarks/meter_overhead.py measures
 
     def steps_under(meter):
         with meter:

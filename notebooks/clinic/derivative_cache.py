@@ -33,6 +33,7 @@ def step():
 
 
 if __name__ == "__main__":
-    for _ in range(2000):
+    for iteration in range(1, 2001):
         loss = step()
-    print(f"final loss {loss:.4f}")
+        if iteration % 500 == 0:
+            print(f"iteration {iteration}: loss {loss:.3e}")

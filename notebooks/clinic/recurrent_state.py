@@ -25,6 +25,5 @@ def step():
 
 
 if __name__ == "__main__":
-    for _ in range(500):
-        loss = step()
-    print(f"final loss {loss:.4f}")
+    losses = [step() for _ in range(200)]
+    print(f"mean loss, first 20 steps {sum(losses[:20]) / 20:.3f}, last 20 {sum(losses[-20:]) / 20:.3f}")
