@@ -169,6 +169,19 @@ def _namespaces(step, caller_namespaces):
     return unique, cells
 
 
+def _locals_of(frame):
+    """A copy of a frame's local variables. Before Python 3.13, ``f_locals`` of a function's frame
+    is a snapshot dict the frame keeps: left filled, it would keep the caller's tensors alive after
+    the caller deletes them, so it is emptied (the frame refills it whenever it is asked again)."""
+    namespace = frame.f_locals
+    if namespace is frame.f_globals:
+        return namespace
+    copy = dict(namespace)
+    if type(namespace) is dict:
+        namespace.clear()
+    return copy
+
+
 def _nodes_by_variable(dicts, cells, cap):
     counts, scanned = {}, {id(namespace) for namespace in dicts}
     for namespace in dicts:
@@ -202,7 +215,7 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
         raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
                          f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
     caller = sys._getframe(1)
-    dicts, cells = _namespaces(step, [caller.f_globals, caller.f_locals])
+    dicts, cells = _namespaces(step, [caller.f_globals, _locals_of(caller)])
     del caller
     # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
     freeze = gc.get_freeze_count() == 0

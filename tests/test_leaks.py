@@ -183,6 +183,19 @@ def test_find_leaks_keeps_no_tensor_alive():
     assert report.top.bytes_per_step == 4 * N
 
 
+def test_find_leaks_leaves_no_reference_in_the_callers_frame():
+    def caller():
+        kept_by_caller = torch.ones(N)
+        report = find_leaks(lambda: None, steps=1)
+        probe = weakref.ref(kept_by_caller)
+        del kept_by_caller
+        gc.collect()
+        return report, probe
+    report, probe = caller()
+    assert probe() is None, "find_leaks read the caller's locals and left them referenced from its frame"
+    assert report.top is None
+
+
 @pytest.mark.parametrize("error", [RuntimeError("bad step"), KeyboardInterrupt()])
 def test_nothing_stays_installed_when_the_step_raises(error):
     calls = []
