@@ -159,6 +159,9 @@ def _graph_nodes(value, cap):
     return len(seen)
 
 
+_SKIPPED = {"In", "Out"}
+
+
 def _namespaces(step, caller_namespaces):
     """The dictionaries and closure cells whose variables ``step`` can reach, with their names."""
     function = getattr(step, "__func__", step)
@@ -186,8 +189,8 @@ def _nodes_by_variable(dicts, cells, cap):
     counts, scanned = {}, {id(namespace) for namespace in dicts}
     for namespace in dicts:
         for name, value in list(namespace.items()):
-            # "_", "_12": IPython's output cache; a namespace dict (runpy's result) is scanned by its own names
-            if not name.startswith("_") and name not in counts and id(value) not in scanned:
+            # "_", "_12", In, Out: IPython's history; a namespace dict (runpy's result) is scanned by its own names
+            if not name.startswith("_") and name not in _SKIPPED and name not in counts and id(value) not in scanned:
                 counts[name] = _graph_nodes(value, cap)
     for name, cell in cells.items():
         try:
