@@ -149,12 +149,12 @@ def _graph_nodes(value, cap):
         stack.append(tensor.grad_fn)
         if tensor.is_leaf and tensor.grad is not None:  # a .grad made with create_graph=True has a graph too
             stack.append(tensor.grad.grad_fn)
-    seen = set()
+    seen = set()  # the node objects themselves: held until the count is done, so none is seen twice
     while stack and len(seen) < cap:
         node = stack.pop()
-        if node is None or id(node) in seen:
+        if node is None or node in seen:
             continue
-        seen.add(id(node))  # wrappers are cached on their nodes, so the id is stable while the graph lives
+        seen.add(node)
         stack.extend(next_node for next_node, _ in node.next_functions)
     return len(seen)
 
