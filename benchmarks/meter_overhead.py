@@ -23,7 +23,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from course_utils import GraphMemory, LiveTensors
-from course_utils.pinn import TanhMLP, laplacian_nested
+from course_utils.laplacians import laplacian_nested
+from course_utils.models import TanhMLP
 
 
 def main():
@@ -74,7 +75,7 @@ def pinn_step(n):
     """The benchmarked step, on one thread: a 3->64x4->1 tanh PINN's nested-autograd residual on n points, and backward."""
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    model = TanhMLP(3, width=64, depth=4)
+    model = TanhMLP(3, width=64, hidden_layers=4)
     points = torch.rand(n, 3)
 
     def step():
