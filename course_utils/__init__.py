@@ -22,6 +22,8 @@ _PUBLIC = {
     "device_memory": "meters", "measure": "measurement", "Report": "measurement", "run_metered": "measurement",
     "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
     "Trace": "trace", "NotFlatError": "trace",
+    "find_leaks": "leaks", "LeakReport": "leaks", "LeakRow": "leaks",
+    "timeline": "memory_timeline", "Timeline": "memory_timeline",
     "format_bytes": "units",
     "Table": "tables",
     "pick_device": "devices",

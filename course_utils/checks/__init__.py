@@ -2,7 +2,7 @@
 
 One module per notebook, named after it: ``checks.nb01_graph_lifecycle`` holds the checkers of
 ``notebooks/01_graph_lifecycle.ipynb`` and ``tests/checks/test_nb01_graph_lifecycle.py`` tests them (the same
-for 02 to 05). Every checker is built on :func:`exercise`:
+for 02 to 07). Every checker is built on :func:`exercise`:
 
 * the learner's code still raises ``NotImplementedError`` -> "not attempted yet" (the notebook runs on);
 * a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message starts with
@@ -94,7 +94,7 @@ def exercise(title: str) -> Callable:
 
 
 NOTEBOOK_CHECKERS = ("nb01_graph_lifecycle", "nb02_no_grad_vs_detach", "nb03_trapezoid_integration",
-                     "nb04_euler_ode_truncation", "nb05_laplacian_pinn")
+                     "nb04_euler_ode_truncation", "nb05_laplacian_pinn", "nb06_which_laplacian", "nb07_find_the_leak")
 
 
 def __getattr__(name):

@@ -1,0 +1,229 @@
+"""The memory of one training step, op by op: live bytes after every op, split into parameters,
+gradients, optimizer state, saved for backward and other.
+
+>>> import torch
+>>> model = torch.nn.Linear(100, 10)
+>>> optimizer = torch.optim.Adam(model.parameters())
+>>> x = torch.randn(32, 100)
+>>> def step():
+...     optimizer.zero_grad()
+...     model(x).square().mean().backward()
+...     optimizer.step()
+>>> memory = timeline(step, model, optimizer)
+>>> memory.by_kind_at_end()["optimizer state"] == 2 * memory.by_kind_at_end()["parameters"] + 2 * 4
+True
+>>> memory.peak == max(memory.total), memory.phases[-1]
+(True, 'optimizer')
+
+Kinds are resolved at the end of the step: a storage is *parameters* when it belongs to the model's
+(or the optimizer's) parameters, *gradients* when it ended up as a parameter's ``.grad``,
+*optimizer state* when it ended up in ``optimizer.state``, *saved for backward* when autograd packed
+it (seen through a :class:`~course_utils.GraphMemory`), and *other* otherwise (inputs, temporaries,
+gradients of activations). Every storage has exactly one kind, so the kinds add up to the live bytes
+after every op.
+
+(The module is not called ``timeline``: importing a submodule of that name would hide the function
+``course_utils.timeline``.)
+"""
+import html
+from dataclasses import dataclass, field
+
+import torch
+
+from . import torch_internals as internals
+from .meters import GraphMemory, LiveTensors, _tensors_in
+from .sites import creation_site, source_location, source_text
+from .units import format_bytes
+
+__all__ = ["timeline", "Timeline", "KINDS"]
+
+KINDS = ("parameters", "gradients", "optimizer state", "saved for backward", "other")
+
+
+class _OpRecorder(LiveTensors):
+    """LiveTensors that logs each storage's birth and death between ops, and each op's name and line."""
+
+    def __init__(self):
+        super().__init__()
+        self.serial = {}  # storage key -> serial number of the live storage (ids are reused, serials not)
+        self.events = []  # (samples taken so far, serial, +/- bytes): sample i shows the events up to i
+        self.ops = []  # (op name, site) of each sample
+        self.total = []  # live bytes at each sample
+
+    def _on_new_storage(self, key, nbytes, device):
+        number = self.serial[key] = len(self.events)
+        self.events.append((len(self.total), number, nbytes))
+
+    def _on_free_storage(self, key, nbytes, device):
+        number = self.serial.pop(key, None)
+        if number is not None and self.active:
+            self.events.append((len(self.total), number, -nbytes))
+
+    def _after_op(self, func):
+        if func == "track()":  # tensors that existed before the step: not an op of it
+            return
+        site = creation_site(self._owner)
+        with self._lock:
+            self.ops.append((str(func), site))
+            self.total.append(self.bytes)
+
+    def serials_of(self, tensors):
+        """Serial numbers of the live storages of ``tensors``."""
+        with self._lock:
+            return {self.serial[id(storage)] for tensor in tensors for storage in internals.storages_of(tensor)
+                    if id(storage) in self.serial}
+
+
+class _PackRecorder(GraphMemory):
+    """GraphMemory that notes which live storages autograd packed for backward."""
+
+    def __init__(self, ops):
+        super().__init__()
+        self._ops, self.packed = ops, set()
+
+    def _hold(self, saved, key, nbytes, kind):
+        super()._hold(saved, key, nbytes, kind)
+        number = self._ops.serial.get(key)
+        if number is not None:
+            self.packed.add(number)
+
+
+@dataclass
+class Timeline:
+    """Live bytes after every op of one step (index 0: before the first op), split by kind."""
+
+    ops: list            # op names, e.g. "aten.mm.default"
+    sites: list = field(repr=False)   # (code, line, phase) of the learner's line that ran each op
+    total: list = field(repr=False)   # live bytes after each op
+    by_kind: dict = field(repr=False)  # kind -> live bytes after each op
+
+    @property
+    def phases(self):
+        """``forward`` / ``backward`` / ``optimizer`` for each op (what ran the op)."""
+        return [phase or "forward" for _, _, phase in self.sites]
+
+    @property
+    def peak_index(self):
+        return max(range(len(self.total)), key=self.total.__getitem__)
+
+    @property
+    def peak(self):
+        return self.total[self.peak_index]
+
+    @property
+    def peak_op(self):
+        """The op after which the live bytes peaked, and the line that ran it."""
+        index = self.peak_index
+        code, line, _ = self.sites[index]
+        return f"{self.ops[index]} at {source_location(code, line)}: {source_text(code, line)}"
+
+    @property
+    def by_kind_at_peak(self):
+        return {kind: values[self.peak_index] for kind, values in self.by_kind.items()}
+
+    def by_kind_at_end(self):
+        return {kind: values[-1] for kind, values in self.by_kind.items()}
+
+    def __str__(self):
+        kinds = ", ".join(f"{kind} {format_bytes(n)}" for kind, n in self.by_kind_at_peak.items() if n)
+        return (f"timeline of {len(self.ops) - 1} ops: peak {format_bytes(self.peak)} after {self.peak_op}\n"
+                f"  at the peak: {kinds or 'nothing'}")
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def _repr_html_(self):
+        return "<pre>" + html.escape(str(self)) + "</pre>"
+
+    def plot(self, ax=None, title="Memory of one training step, op by op"):
+        """A stacked area of the kinds over the ops, the phases shaded, the peak annotated. Returns the figure."""
+        import matplotlib.pyplot as plt
+
+        from .plots import FONT, _bytes_axis
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(11, 4.5))
+        xs = range(len(self.total))
+        ax.stackplot(xs, *self.by_kind.values(), labels=list(self.by_kind), alpha=0.85)
+        phases = self.phases
+        start = 0
+        for i in range(1, len(phases) + 1):
+            if i == len(phases) or phases[i] != phases[start]:
+                if phases[start] != "forward":
+                    ax.axvspan(start, i - 1, color="0.85" if phases[start] == "backward" else "0.7", zorder=0)
+                if i - start >= len(phases) / 12:  # label the phases wide enough to read
+                    ax.text((start + i - 1) / 2, 1.01, phases[start], transform=ax.get_xaxis_transform(),
+                            ha="center", fontsize=FONT["ticks"])
+                start = i
+        ax.annotate(f"peak {format_bytes(self.peak)}\n{self.peak_op[:70]}", (self.peak_index, self.peak),
+                    xytext=(0.02, 0.9), textcoords="axes fraction", fontsize=FONT["ticks"], va="top",
+                    arrowprops={"arrowstyle": "->"})
+        ax.set_title(title, fontsize=FONT["title"], pad=22)
+        ax.legend(fontsize=FONT["legend"], loc="center left", bbox_to_anchor=(1.0, 0.5))
+        _bytes_axis(ax, xlabel="op")
+        ax.figure.tight_layout()
+        return ax.figure
+
+
+def _parameters(model, optimizer):
+    params = list(model.parameters()) if model is not None else []
+    if optimizer is not None:
+        params += [p for group in optimizer.param_groups for p in group["params"]]
+    return list({id(p): p for p in params}.values())
+
+
+def timeline(step, model=None, optimizer=None):
+    """Run ``step()`` once and record the live bytes after every op, split by kind (see the module).
+
+    ``model`` and ``optimizer`` say what counts as parameters, gradients and optimizer state; their
+    tensors that exist before the step are counted from the start. Exact in bytes on CPU; on CUDA
+    ``by_device`` of a plain :class:`~course_utils.LiveTensors` reads the same way.
+    """
+    if not callable(step):
+        raise TypeError(f"timeline needs the training step as a function to call, got {type(step).__name__}; "
+                        "e.g. timeline(train_step, model, optimizer)")
+    if model is not None and not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model should be an nn.Module (or None), got {type(model).__name__}")
+    params = _parameters(model, optimizer)
+    with _OpRecorder() as ops:
+        ops.track(*_tensors_of_kinds(params, optimizer))
+        before = _kinds(ops, params, optimizer)  # those alive before the step (a .grad zero_grad frees, too)
+        ops.ops.append(("(start)", (None, 0, "")))
+        ops.total.append(ops.bytes)
+        with _PackRecorder(ops) as packer:
+            step()
+        kinds = dict.fromkeys(packer.packed, "saved for backward")
+        kinds.update(before)
+        kinds.update(_kinds(ops, params, optimizer))
+        events, names, total = list(ops.events), ops.ops, ops.total
+    return _resolve(events, names, total, kinds)
+
+
+def _tensors_of_kinds(params, optimizer):
+    grads = [p.grad for p in params if p.grad is not None]
+    state = list(_tensors_in(list(optimizer.state.values()))) if optimizer is not None else []
+    return params, grads, state
+
+
+def _kinds(ops, params, optimizer):
+    """serial -> kind of the storages alive now; parameters win over gradients, gradients over state."""
+    params, grads, state = _tensors_of_kinds(params, optimizer)
+    kinds = dict.fromkeys(ops.serials_of(state), "optimizer state")
+    kinds.update(dict.fromkeys(ops.serials_of(grads), "gradients"))
+    kinds.update(dict.fromkeys(ops.serials_of(params), "parameters"))
+    return kinds
+
+
+def _resolve(events, ops, total, kinds):
+    """Replay the births and deaths op by op, adding each storage's bytes to its kind."""
+    by_kind = {kind: [] for kind in KINDS}
+    now = dict.fromkeys(KINDS, 0)
+    events = iter(events)
+    event = next(events, None)
+    for index in range(len(total)):
+        while event is not None and event[0] <= index:
+            now[kinds.get(event[1], "other")] += event[2]
+            event = next(events, None)
+        for kind in KINDS:
+            by_kind[kind].append(now[kind])
+    return Timeline([name for name, _ in ops], [site for _, site in ops], total, by_kind)

@@ -1,0 +1,91 @@
+"""Where in the learner's code a tensor or an op was made: the innermost frame outside ``torch`` and
+``course_utils``, kept as a code object and a line (cheap: no traceback objects, no source read),
+and shown as ``file, line L`` or, in a notebook, ``cell [N], line L``.
+
+>>> code, line, phase = creation_site(threading.get_ident())
+>>> phase, source_location(code, line).startswith("<doctest")
+('', True)
+"""
+import linecache
+import os
+import sys
+import threading
+
+import torch
+
+__all__ = ["creation_site", "source_location", "source_text", "PHASES"]
+
+PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_OPTIM_DIR = os.path.dirname(torch.optim.__file__) + os.sep
+_INTERNAL_DIRS = (_TORCH_DIR, os.path.dirname(os.path.abspath(__file__)) + os.sep)
+_BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
+_USER, _INTERNAL, _BACKWARD, _OPTIMIZER = range(4)
+_code_kind = {}  # code object -> one of the four above (a cache: each code object is classified once)
+
+
+def _classify(code):
+    if code in _BACKWARD_CODES:
+        return _BACKWARD
+    filename = code.co_filename
+    if filename.startswith(_OPTIM_DIR):
+        return _OPTIMIZER
+    return _INTERNAL if filename.startswith(_INTERNAL_DIRS) else _USER
+
+
+def creation_site(owner_thread):
+    """``(code, line, phase)`` of the innermost frame outside torch and course_utils, seen from the
+    caller; ``phase`` is ``"backward"`` inside ``backward()``/``autograd.grad``, ``"optimizer"`` inside
+    ``torch.optim``, else ``""``. CUDA runs backward on autograd's own threads, which have no Python
+    frames: there the frames of ``owner_thread`` (waiting in ``backward()``) are read instead.
+    """
+    frame = sys._getframe(1)
+    if threading.get_ident() != owner_thread:
+        frame = sys._current_frames().get(owner_thread)
+    phase = ""
+    while frame is not None:
+        code = frame.f_code
+        kind = _code_kind.get(code)
+        if kind is None:
+            kind = _code_kind[code] = _classify(code)
+        if kind == _USER:
+            return code, frame.f_lineno, phase
+        if kind == _BACKWARD:
+            phase = "backward"
+        elif kind == _OPTIMIZER and not phase:
+            phase = "optimizer"
+        frame = frame.f_back
+    return None, 0, phase
+
+
+def source_location(code, line):
+    """Where a code object's line is, for people: ``cell [12], line 4`` for a notebook cell
+    (ipykernel compiles each cell under a file name of its own, mapped to its execution count),
+    else the file (relative to the working directory when under it) and line.
+
+    >>> source_location(source_location.__code__, 3).endswith("sites.py, line 3")
+    True
+    """
+    if code is None:
+        return "(no Python frame outside torch)"
+    filename = code.co_filename
+    cell = _cell_number(filename)
+    if cell is not None:
+        return f"cell [{cell}], line {line}"
+    if os.path.isabs(filename) and filename.startswith(os.getcwd() + os.sep):
+        filename = os.path.relpath(filename)
+    return f"{filename}, line {line}"
+
+
+def source_text(code, line):
+    """The source line, stripped ("" when it cannot be read)."""
+    return "" if code is None else linecache.getline(code.co_filename, line).strip()
+
+
+def _cell_number(filename):
+    """The execution count of the IPython cell compiled under ``filename``, or None outside IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    compiler = getattr(shell, "compile", None)
+    return getattr(compiler, "_filename_map", {}).get(filename)

@@ -1,0 +1,49 @@
+"""The clinic's checker: a fix passes only when the script is flat and trains as intended."""
+import pytest
+
+from course_utils.checks import ExerciseFailed
+from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
+from course_utils.leaks import find_leaks
+
+
+def test_the_clinic_has_at_least_four_mysteries_and_each_one_leaks():
+    assert len(MYSTERIES) >= 4
+    for name in MYSTERIES:
+        namespace = mystery(name)
+        assert {"step", "model", "optimizer"} <= set(namespace), name
+        assert find_leaks(namespace["step"], steps=2).top is not None, f"{name}.py should leak"
+
+
+def test_an_unsolved_exercise_is_not_attempted():
+    def fix():
+        raise NotImplementedError
+    assert check_fix("loss_history", fix).status == "not attempted"
+
+
+def test_the_right_fix_passes():
+    assert check_fix("loss_history", lambda: ("losses.append(loss)", "losses.append(float(loss))")).passed
+
+
+def test_a_line_that_is_not_in_the_script_is_named():
+    with pytest.raises(ExerciseFailed, match="appears 0 times in loss_history.py"):
+        check_fix("loss_history", lambda: ("losses.append(los)", "pass"))
+
+
+def test_a_fix_that_still_leaks_shows_what_still_grows():
+    with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)line 20: \+8 B/step"):
+        check_fix("activation_hook", lambda: ("history.append(output.std())", "history.append(output.std().detach())"))
+
+
+def test_a_fix_that_changes_the_training_is_caught():
+    with pytest.raises(ExerciseFailed, match="gradient of encoder.weight differs"):
+        check_fix("recurrent_state", lambda: ("model[\"encoder\"](readings))", "model[\"encoder\"](readings)).detach()"))
+
+
+def test_an_answer_that_is_not_two_strings_says_what_to_return():
+    with pytest.raises(ExerciseFailed, match="two strings"):
+        check_fix("loss_history", lambda: "losses.append(loss.item())")
+
+
+def test_an_unknown_script_lists_the_clinic():
+    with pytest.raises(ValueError, match="loss_history"):
+        mystery("no_such_script")

@@ -1,0 +1,246 @@
+"""find_leaks names the line that leaks, exactly in bytes per step, for each kind of leak the clinic
+teaches; is flat once fixed; attributes notebook cells; keeps nothing alive or installed."""
+import gc
+import inspect
+import weakref
+
+import pytest
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from course_utils import LiveTensors, NotFlatError, find_leaks
+
+N = 500  # elements: 2,000 bytes in float32
+
+
+def line_of(function, marker):
+    """The line number of the source line of ``function`` that contains ``marker``."""
+    lines, start = inspect.getsourcelines(function)
+    return start + next(i for i, text in enumerate(lines) if marker in text)
+
+
+def growth_per_step(step, steps=3):
+    """What the live tensors grow by per step after a warm-up step, read by a plain LiveTensors:
+    the independent answer (the warm-up runs inside the meter too, so what a step frees of the
+    previous step's tensors is subtracted)."""
+    with LiveTensors() as live:
+        step()
+        gc.collect()
+        start = live.bytes
+        for _ in range(steps):
+            step()
+        gc.collect()
+        grown = live.bytes - start
+    assert grown % steps == 0, "the same bytes every step"
+    return grown // steps
+
+
+def test_a_kept_tensor_is_attributed_to_the_line_that_made_it_exactly():
+    kept = []
+
+    def step():
+        x = torch.ones(N)
+        kept.append(x * 2)  # leaks
+    report = find_leaks(step)
+    assert report.top.where.endswith(f"test_leaks.py, line {line_of(step, '# leaks')}")
+    assert report.top.code == "kept.append(x * 2)  # leaks"
+    assert (report.top.bytes_per_step, report.top.tensors_per_step) == (4 * N, 1)
+    assert not report.top.during_backward
+    assert report.bytes_per_step == 4 * N == growth_per_step(step)
+
+
+def test_a_loss_history_keeps_the_loss_and_its_graph_nodes():
+    w = torch.ones(N, requires_grad=True)
+    losses = []
+
+    def step():
+        loss = (w * 3).sum()  # made here
+        loss.backward()
+        losses.append(loss)
+    report = find_leaks(step)
+    line = report.rows[0]
+    assert line.where.endswith(f"line {line_of(step, '# made here')}")
+    assert line.bytes_per_step == growth_per_step(step) == torch.ones(()).untyped_storage().nbytes()
+    graph = [row for row in report.rows if row.where == "variable 'losses'"]
+    assert graph and graph[0].nodes_per_step == 2, report  # SumBackward0 and MulBackward0 per step
+
+
+def test_storages_made_inside_backward_with_create_graph_are_marked_and_attributed_to_the_backward_line():
+    x = torch.rand(N, requires_grad=True)
+
+    def step():
+        y = x.exp().sum()
+        y.backward(create_graph=True)  # x.grad keeps a graph that points back to x
+    report = find_leaks(step)
+    backward = [row for row in report.rows if row.during_backward]
+    assert backward and all(row.where.endswith(f"line {line_of(step, 'create_graph=True')}") for row in backward)
+    assert sum(row.bytes_per_step for row in report.rows) == report.bytes_per_step == growth_per_step(step)
+    x.grad = None
+
+
+def test_a_derivative_cache_that_is_never_cleared_leaks_inside_autograd_grad():
+    x = torch.rand(N, requires_grad=True)
+    cache = {}
+
+    def step():
+        y = (x * x).sum()
+        cache[len(cache)] = torch.autograd.grad(y, x, create_graph=True)[0]  # cached
+    report = find_leaks(step)
+    assert report.top.during_backward and report.top.where.endswith(f"line {line_of(step, '# cached')}")
+    assert sum(row.bytes_per_step for row in report.rows) == growth_per_step(step)
+
+
+def test_a_forward_hook_that_keeps_outputs_leaks_at_the_forward_line():
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(20, 50)
+    kept = []
+    handle = layer.register_forward_hook(lambda module, args, output: kept.append(output))
+    batch = torch.randn(10, 20)
+    try:
+        def step():
+            layer(batch).sum().backward()  # forward
+        report = find_leaks(step)
+    finally:
+        handle.remove()
+    assert report.top.where.endswith(f"line {line_of(step, '# forward')}")
+    assert report.top.bytes_per_step == 10 * 50 * 4  # the layer's output, one per step
+
+
+def test_carrying_state_with_retain_graph_keeps_every_step_saved_tensors():
+    w = torch.rand(N, requires_grad=True)
+    state = [torch.zeros(N)]
+
+    def step():
+        state[0] = torch.tanh(state[0] + w)  # carried
+        state[0].sum().backward(retain_graph=True)
+    report = find_leaks(step)
+    assert report.top.where.endswith(f"line {line_of(step, '# carried')}")
+    assert report.top.bytes_per_step == 4 * N == growth_per_step(step)  # tanh's output, saved for backward
+    w.grad = None
+
+
+def test_a_running_loss_kept_as_a_tensor_grows_graph_nodes_not_bytes_and_the_variable_is_named():
+    w = torch.rand(N, requires_grad=True)
+    namespace = {"w": w, "torch": torch}
+    exec("running_loss = 0.0\n"
+         "def step():\n"
+         "    global running_loss\n"
+         "    loss = (w * w).sum()\n"
+         "    loss.backward()\n"
+         "    running_loss = running_loss + loss\n", namespace)
+    report = find_leaks(namespace["step"])
+    assert report.bytes_per_step == 0 and all(row.bytes_per_step == 0 for row in report.rows)
+    assert report.top.where == "variable 'running_loss'"
+    assert report.top.nodes_per_step == 3, report  # add, sum, mul
+    with pytest.raises(NotFlatError, match="running_loss"):
+        report.assert_flat()
+
+
+def test_the_variable_is_found_in_the_callers_namespace_too():
+    history = []
+    w = torch.rand(3, requires_grad=True)
+    report = find_leaks(lambda: history.append(w * 2))
+    assert [row.where for row in report.rows if not row.bytes_per_step] == ["variable 'history'"]
+
+
+@pytest.mark.parametrize("fixed", ["item", "detach", "no_grad"])
+def test_fixed_steps_are_flat(fixed):
+    w = torch.rand(N, requires_grad=True)
+    losses = []
+
+    def step():
+        if fixed == "no_grad":
+            with torch.no_grad():
+                losses.clear()
+                losses.append((w * 3).sum())
+            return
+        loss = (w * 3).sum()
+        loss.backward()
+        losses.append(loss.item() if fixed == "item" else None)
+    report = find_leaks(step)
+    assert report.rows == [] and report.top is None, report
+    report.assert_flat()
+    assert "flat" in str(report) and "flat" in report._repr_html_()
+
+
+def test_the_report_reads_as_a_table():
+    kept = []
+    report = find_leaks(lambda: kept.append(torch.ones(N)), steps=2)
+    text, page = str(report), report._repr_html_()
+    assert "+2.00 kB/step in 1 tensor(s)" in text and "kept.append(torch.ones(N))" in text
+    assert "<table>" in page and "kept.append(torch.ones(N))" in page
+    with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
+        report.assert_flat()
+
+
+def test_find_leaks_keeps_no_tensor_alive():
+    kept = []
+    report = find_leaks(lambda: kept.append(torch.ones(N) + 1))
+    probe = weakref.ref(kept[0])
+    kept.clear()
+    gc.collect()
+    assert probe() is None, "find_leaks (or its report) still holds a tensor the step made"
+    assert report.top.bytes_per_step == 4 * N
+
+
+def test_find_leaks_leaves_no_reference_in_the_callers_frame():
+    def caller():
+        kept_by_caller = torch.ones(N)
+        report = find_leaks(lambda: None, steps=1)
+        probe = weakref.ref(kept_by_caller)
+        del kept_by_caller
+        gc.collect()
+        return report, probe
+    report, probe = caller()
+    assert probe() is None, "find_leaks read the caller's locals and left them referenced from its frame"
+    assert report.top is None
+
+
+@pytest.mark.parametrize("error", [RuntimeError("bad step"), KeyboardInterrupt()])
+def test_nothing_stays_installed_when_the_step_raises(error):
+    calls = []
+
+    def step():
+        calls.append(torch.ones(3))
+        if len(calls) == 3:
+            raise error
+    gc.unfreeze()  # conftest froze torch's objects; find_leaks freezes only when nothing is frozen yet
+    try:
+        with pytest.raises(type(error)):
+            find_leaks(step)
+        assert gc.get_freeze_count() == 0, "find_leaks freezes the garbage collector's old objects only while it runs"
+    finally:
+        gc.freeze()
+    assert _get_current_dispatch_mode() is None
+    assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+    calls.clear()
+    assert find_leaks(lambda: None).top is None  # and it runs again
+
+
+def test_bad_arguments_say_what_to_pass():
+    with pytest.raises(TypeError, match="training step as a function"):
+        find_leaks(42)
+    with pytest.raises(ValueError, match="steps >= 1"):
+        find_leaks(lambda: None, steps=0)
+
+
+def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
+    """ipykernel compiles each cell under a file name of its own; the row says `cell [N], line L`."""
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3")
+    printed = []
+
+    def run(code):
+        reply = client.execute_interactive(code, timeout=120, output_hook=lambda msg: printed.append(
+            msg["content"].get("text", msg["content"].get("evalue", ""))))
+        assert reply["content"]["status"] == "ok", printed
+
+    try:
+        run("import torch, course_utils as cu\nkept = []")
+        run("def step():\n    x = torch.ones(10)\n    kept.append(x + 1)")
+        run("top = cu.find_leaks(step).top\nprint(top.where, '|', top.code, '|', top.bytes_per_step)")
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    assert "".join(printed).strip() == "cell [2], line 3 | kept.append(x + 1) | 40"

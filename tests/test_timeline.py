@@ -1,0 +1,105 @@
+"""timeline: the kinds add up to the live bytes after every op, its peak is LiveTensors' peak, and
+parameters, gradients and Adam's state read what their shapes say."""
+import matplotlib
+import pytest
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from course_utils import LiveTensors, Timeline, timeline
+from course_utils.meters import _tensors_in
+from course_utils.memory_timeline import KINDS
+
+matplotlib.use("Agg")
+
+
+def problem():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(30, 40), torch.nn.Tanh(), torch.nn.Linear(40, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = torch.randn(64, 30), torch.randn(64, 1)
+
+    def step():
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+    step()  # Adam's state exists from here on: every later step has the same memory
+    return model, optimizer, step
+
+
+def test_the_kinds_add_up_to_the_live_bytes_after_every_op():
+    model, optimizer, step = problem()
+    memory = timeline(step, model, optimizer)
+    assert isinstance(memory, Timeline) and list(memory.by_kind) == list(KINDS)
+    assert len(memory.ops) == len(memory.total) == len(memory.sites) > 20
+    for index, total in enumerate(memory.total):
+        assert sum(values[index] for values in memory.by_kind.values()) == total, memory.ops[index]
+
+
+def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads():
+    model, optimizer, step = problem()
+    memory = timeline(step, model, optimizer)
+    params = list(model.parameters())
+    tracked = params + [p.grad for p in params] + list(_tensors_in(list(optimizer.state.values())))
+    with LiveTensors().track(tracked) as live:
+        del tracked
+        step()
+    assert memory.peak == live.peak
+    assert memory.peak_op.startswith("aten.") and "line" in memory.peak_op
+
+
+def test_parameters_gradients_and_adam_state_read_what_their_shapes_say():
+    model, optimizer, step = problem()
+    memory = timeline(step, model, optimizer)
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    step_counters = sum(state["step"].untyped_storage().nbytes() for state in optimizer.state.values())
+    end = memory.by_kind_at_end()
+    assert (end["parameters"], end["gradients"]) == (weights, weights)
+    assert end["optimizer state"] == 2 * weights + step_counters  # exp_avg, exp_avg_sq, and a step counter each
+    assert end["saved for backward"] == 0, "backward frees what the forward saved"
+    assert max(memory.by_kind["saved for backward"]) > 0
+
+
+def test_the_phases_come_in_order_and_saved_bytes_peak_before_backward():
+    model, optimizer, step = problem()
+    memory = timeline(step, model, optimizer)
+    phases = memory.phases
+    order = [phase for i, phase in enumerate(phases) if i == 0 or phase != phases[i - 1]]
+    assert order[-3:] == ["forward", "backward", "optimizer"], order
+    saved = memory.by_kind["saved for backward"]
+    assert phases[saved.index(max(saved))] == "forward"
+
+
+def test_without_a_model_every_byte_is_other():
+    x = torch.ones(100, requires_grad=True)
+    memory = timeline(lambda: x.exp().sum().backward())
+    assert memory.by_kind["parameters"][-1] == 0 and memory.peak == max(memory.total)
+    assert memory.by_kind_at_end()["other"] == memory.total[-1]
+    x.grad = None
+
+
+def test_plot_draws_every_kind_and_annotates_the_peak():
+    model, optimizer, step = problem()
+    figure = timeline(step, model, optimizer).plot()
+    ax = figure.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(KINDS)
+    assert any(text.get_text().startswith("peak ") for text in ax.texts)
+    assert {"forward", "backward", "optimizer"} <= {text.get_text() for text in ax.texts}
+
+
+@pytest.mark.parametrize("error", [ValueError("bad"), KeyboardInterrupt()])
+def test_nothing_stays_installed_when_the_step_raises(error):
+    def step():
+        torch.ones(3).exp()
+        raise error
+    with pytest.raises(type(error)):
+        timeline(step)
+    assert _get_current_dispatch_mode() is None
+    assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+
+
+def test_bad_arguments_say_what_to_pass():
+    with pytest.raises(TypeError, match="training step as a function"):
+        timeline("step")
+    with pytest.raises(TypeError, match="nn.Module"):
+        timeline(lambda: None, model=torch.ones(2))
