@@ -30,8 +30,9 @@ _PUBLIC = {
     "plot_trace": "plots", "compare_traces": "plots",
     "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs",
     "GraphTable": "graphs", "NoGraphError": "graphs",
-    # exercises
+    # exercises, predictions and explorers
     "checks": None,
+    "predict": "predictions", "explorers": None,
     # the worked problems
     "models": None, "pinn": None, "ode": None, "integrate": None,
 }
