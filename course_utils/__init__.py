@@ -26,7 +26,7 @@ _PUBLIC = {
     "pick_device": "devices",
     "run_selftest": "selftest",
     # live display and pictures
-    "MemoryGauge": "gauges",
+    "MemoryGauge": "gauges", "paced": "pacing",
     "plot_trace": "plots", "compare_traces": "plots",
     "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs",
     "GraphTable": "graphs", "NoGraphError": "graphs",
