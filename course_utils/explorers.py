@@ -176,6 +176,9 @@ def lifecycle_moments(variant):
     runs as the variant says, and ``loss`` is deleted. Each moment reads ``GraphMemory`` and
     ``LiveTensors`` and draws the graph with :func:`~course_utils.graphs.lifecycle`.
 
+    PyTorch warns about the ``create_graph=True`` cycle once per process (a C++ warn-once): this
+    function silences it, but uses it up, so a notebook that asserts the warning runs it first.
+
     >>> [moment.saved > 0 for moment in lifecycle_moments("backward()")]
     [True, False, False, False]
     """
