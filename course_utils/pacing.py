@@ -2,7 +2,7 @@
 
 A live gauge redraws at most ten times a second, so a loop that finishes in 50 ms shows one frame:
 the learner sees the end, never the growth. ``paced`` spreads a short loop over a few seconds
-(it sleeps after each step, by what the step itself did not take), and changes nothing else:
+(each step sleeps for what it did not take of its share), and changes nothing else:
 the meters count tensors, and sleeping creates none.
 
 >>> import time
@@ -20,8 +20,8 @@ __all__ = ["paced"]
 class paced:
     """``for step in gauge.track(paced(range(20), seconds=3)):`` -- the 20 steps take about 3 s in all.
 
-    Sized like the iterable it wraps, so ``gauge.track`` still knows the total. A step slower than
-    its share is not made up for later: the loop then just takes longer.
+    Sized like the iterable it wraps, so ``gauge.track`` still knows the total. Every step takes at
+    least its share, so the gauge redraws evenly; a step slower than its share makes the loop longer.
     """
 
     def __init__(self, iterable, seconds):
@@ -36,7 +36,8 @@ class paced:
         return len(self.iterable)
 
     def __iter__(self):
-        start, share = time.monotonic(), self.seconds / max(1, len(self.iterable))
-        for step, item in enumerate(self.iterable, start=1):
+        share = self.seconds / max(1, len(self.iterable))
+        for item in self.iterable:
+            started = time.monotonic()  # after the item is made: a slow first item (a lazy import) is not paced
             yield item
-            time.sleep(max(0.0, start + step * share - time.monotonic()))
+            time.sleep(max(0.0, started + share - time.monotonic()))
