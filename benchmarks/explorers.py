@@ -5,11 +5,14 @@
 A move re-measures (``Explorer.update``) and redraws the readout (``reading.html()``: the graph
 picture in 01, the figure over the reference data for the Laplacian methods). The course promises
 well under a second per move on 2 CPU cores; this prints every explorer's slowest setting against
-that. Wall-clock seconds of this process, one setting after another (the first call of a
-Laplacian method includes its warm-up, as a learner's first move does).
+that. CPU seconds of this process and its children (graphviz's ``dot``) on one torch thread (as notebooks 03-06 run), so that other
+programs on a shared machine slow the wall clock but not the figures; one setting after another
+(the first call of a Laplacian method includes its warm-up, as a learner's first move does).
 """
 import itertools
-import time
+import os
+
+import torch
 
 from course_utils import explorers
 
@@ -23,19 +26,25 @@ def moves(explorer):
         yield dict(zip(names, values))
 
 
+def cpu_seconds():
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def slowest(explorer):
     worst, where = 0.0, None
     for settings in moves(explorer):
-        start = time.perf_counter()
+        start = cpu_seconds()
         explorer.update(**settings)
         explorer.reading.html()
-        seconds = time.perf_counter() - start
+        seconds = cpu_seconds() - start
         if seconds > worst:
             worst, where = seconds, settings
     return worst, where
 
 
 def main():
+    torch.set_num_threads(1)
     print(f"{'explorer':<22}{'slowest move':>14}  setting")
     for name in ("graph_lifecycle", "trapezoid", "euler_window", "laplacian_methods"):
         seconds, settings = slowest(getattr(explorers, name)())
