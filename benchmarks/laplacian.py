@@ -2,7 +2,7 @@
 
 The notebook 05 table at sizes a notebook cannot afford. For each number of spatial dimensions
 ``d`` a tanh MLP ``(d + 1) -> width x depth -> 1`` (the last input is time) computes the heat residual
-``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.pinn.METHODS``
+``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.laplacians.METHODS``
 plus nested autograd in chunks, then back-propagates to the parameters. Times are the fastest of
 ``--repeats`` runs (on CPU with one thread: CPU seconds of this process); compare them only within
 one file (one machine, one run).
@@ -20,8 +20,9 @@ import time
 
 import torch
 
-from course_utils import format_bytes, pick_device, pinn
+from course_utils import format_bytes, laplacians, pick_device
 from course_utils.devices import device_name
+from course_utils.models import TanhMLP
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -29,12 +30,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def run(n, width, depth, dims, device, repeats, chunks, clock):
     results = []
     for d in dims:
-        model = pinn.TanhMLP(d + 1, width, depth).to(device)
+        model = TanhMLP(d + 1, width=width, hidden_layers=depth).to(device)
         points = torch.rand(n, d + 1, generator=torch.Generator().manual_seed(d)).to(device)
-        methods = dict(pinn.METHODS)
-        methods[f"nested autograd.grad in {chunks} chunks"] = (pinn.laplacian_nested, -(-n // chunks))
+        methods = dict(laplacians.METHODS)
+        methods[f"nested autograd.grad in {chunks} chunks"] = (laplacians.laplacian_nested, -(-n // chunks))
         start = time.perf_counter()
-        rows = pinn.compare_laplacians(model, points, methods, repeats=repeats, clock=clock)
+        rows = laplacians.compare_laplacians(model, points, methods, repeats=repeats, clock=clock)
         print(f"d = {d}  ({time.perf_counter() - start:.1f} s)")
         for row in rows:
             print(f"  {row['method']:<48} peak {format_bytes(row['peak_bytes']):>9}  saved "

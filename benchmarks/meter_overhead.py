@@ -23,7 +23,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from course_utils import GraphMemory, LiveTensors
-from course_utils.pinn import TanhMLP, laplacian_nested
+from course_utils.laplacians import laplacian_nested
+from course_utils.models import TanhMLP
 
 
 def main():
@@ -34,7 +35,7 @@ def main():
 
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    model = TanhMLP(3, width=64, depth=4)
+    model = TanhMLP(3, width=64, hidden_layers=4)
     points = torch.rand(args.n, 3)
 
     def step():

@@ -25,6 +25,7 @@ _PUBLIC = {
     "format_bytes": "units",
     "pick_device": "devices",
     "run_selftest": "selftest",
+    "time_call": "measurement",
     # live display and pictures
     "MemoryGauge": "gauges", "paced": "pacing",
     "plot_trace": "plots", "compare_traces": "plots",
@@ -34,7 +35,7 @@ _PUBLIC = {
     "checks": None,
     "predict": "predictions", "explorers": None,
     # the worked problems
-    "models": None, "pinn": None, "ode": None, "integrate": None,
+    "models": None, "pinn": None, "laplacians": None, "ode": None, "integrate": None,
 }
 
 __all__ = sorted(_PUBLIC)

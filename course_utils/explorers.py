@@ -38,6 +38,7 @@ import torch
 from .graphs import lifecycle
 from .integrate import ScalarNet, grid
 from .meters import GraphMemory, LiveTensors
+from .models import TanhMLP
 from .units import format_bytes
 
 __all__ = ["Explorer", "graph_lifecycle", "lifecycle_moments", "Moment", "trapezoid", "trapezoid_reading",
@@ -488,30 +489,31 @@ class LaplacianReading:
 
 
 def laplacian_reading(method, d, repeats=1):
-    """One residual + backward step of ``pinn.METHODS[method]`` at dimension ``d``, measured live.
+    """One residual + backward step of ``laplacians.METHODS[method]`` at dimension ``d``, measured live.
 
     A generic tanh MLP ``(d + 1) -> 32 x 3 -> 1`` on 128 points (d space dimensions and time), as
     in notebook 05's scaling table: peak live bytes, peak saved bytes (``None`` for
     ``torch.func``), and the fastest of ``repeats`` timed steps (after one warm-up step).
 
-    >>> r = laplacian_reading("forward Laplacian (course_utils.pinn)", 2, repeats=1)
+    >>> r = laplacian_reading("forward Laplacian (one pass)", 2, repeats=1)
     >>> r.peak > 0 and r.saved > 0
     True
     """
-    from . import pinn
+    from . import laplacians, pinn
+    from .measurement import time_call
 
-    if method not in pinn.METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, pinn.METHODS))}, got {method!r}")
-    net = pinn.TanhMLP(d + 1, width=LIVE_WIDTH, depth=LIVE_DEPTH)
+    if method not in laplacians.METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, laplacians.METHODS))}, got {method!r}")
+    net = TanhMLP(d + 1, width=LIVE_WIDTH, hidden_layers=LIVE_DEPTH)
     points = torch.rand(LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
-    laplacian = pinn.METHODS[method]
-    peak, saved = pinn.step_memory(net, points, laplacian)
+    laplacian = laplacians.METHODS[method]
+    peak, saved = laplacians.step_memory(net, points, laplacian)
 
     def step():
         net.zero_grad(set_to_none=True)
         pinn.residual_loss(net, points, method=laplacian).backward()
 
-    ms = pinn.time_call(step, repeats=repeats) * 1e3
+    ms = time_call(step, repeats=repeats) * 1e3
     return LaplacianReading(method, d, peak, saved, ms)
 
 
@@ -527,9 +529,9 @@ def laplacian_methods():
     >>> reading.saved is None, reading.peak > 0    # torch.func refuses the graph meter
     (True, True)
     """
-    from . import pinn
+    from . import laplacians
 
-    reference = pinn.load_benchmarks().get("cpu")
+    reference = laplacians.load_benchmarks().get("cpu")
     measured = {}
 
     def compute(method, d):
@@ -538,7 +540,8 @@ def laplacian_methods():
         reading.measured, reading.reference = measured, reference
         return reading
 
-    methods = tuple(name for name in pinn.METHODS if "separate" not in name)  # the same as one input, 10x slower at d = 32
-    return Explorer("Which Laplacian", {"method": ("method", methods, "forward Laplacian (course_utils.pinn)"),
+    methods = tuple(name for name in laplacians.METHODS if "separate" not in name)  # the same as one input, 10x slower at d = 32
+    forward = next(name for name, method in laplacians.METHODS.items() if method is laplacians.laplacian_forward)
+    return Explorer("Which Laplacian", {"method": ("method", methods, forward),
                                         "d": ("dimension d", DIMENSIONS, 2)},
                     compute, cap=f"{LIVE_POINTS} points, width {LIVE_WIDTH} x {LIVE_DEPTH}, d <= 32: under 1 s a move")

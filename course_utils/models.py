@@ -1,7 +1,9 @@
 """The course's one network: a small tanh MLP, reproducible from a seed, that counts what it evaluates.
 
-Notebooks 03 (the integrand), 04 (the vector field), 05 (the PINN) and the selftest all build on it, so a
-byte count derived for one is derived for all: each hidden layer saves one ``points x width`` tanh output.
+Notebooks 03 (the integrand), 04 (the vector field), 05 (the PINN and the Laplacian methods), the selftest
+and the benchmarks all build on it, so a byte count derived for one is derived for all: each hidden layer
+saves one ``points x width`` tanh output. It also carries its own forward-mode Laplacian
+(:meth:`TanhMLP.value_gradient_laplacian`), which :func:`course_utils.laplacians.laplacian_forward` calls.
 
 >>> import torch
 >>> net = TanhMLP(inputs=2, outputs=2, width=8)
@@ -12,6 +14,8 @@ byte count derived for one is derived for all: each hidden layer saves one ``poi
 """
 import torch
 
+__all__ = ["TanhMLP"]
+
 
 class TanhMLP(torch.nn.Module):
     """``inputs -> width (x hidden_layers, tanh) -> outputs``; the same weights for the same ``seed``.
@@ -20,7 +24,7 @@ class TanhMLP(torch.nn.Module):
     recomputation can be counted instead of timed. ``linears`` lists the ``nn.Linear`` layers in order.
     """
 
-    def __init__(self, inputs, outputs=1, *, width=64, hidden_layers=1, seed=0):
+    def __init__(self, inputs: int, outputs: int = 1, *, width: int = 64, hidden_layers: int = 1, seed: int = 0):
         super().__init__()
         if hidden_layers < 1:
             raise ValueError(f"a TanhMLP needs at least one hidden layer, got hidden_layers={hidden_layers}")
@@ -35,10 +39,52 @@ class TanhMLP(torch.nn.Module):
         self.calls = self.points_seen = 0
 
     @property
-    def linears(self):
+    def linears(self) -> list:
         return [layer for layer in self.layers if isinstance(layer, torch.nn.Linear)]
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.calls += 1
         self.points_seen += x.shape[:-1].numel()
         return self.layers(x)
+
+    def value_gradient_laplacian(self, points: torch.Tensor, dims) -> tuple:
+        """The forward-mode Laplacian of the first output: ``(u, gradient, laplacian)`` with shapes
+        ``(N,)``, ``(N, inputs)``, ``(N,)``, the Laplacian summed over the input columns ``dims``.
+
+        One forward pass carries, for every unit, its value h, its gradient J (one number per input
+        and point) and its Laplacian L. A linear layer maps J and L linearly (the first one's J is its
+        weight, its L is zero); tanh maps ``h -> tanh(h)``, ``J -> s J``, ``L -> s L + s' |J_dims|^2``
+        with ``s = 1 - tanh^2`` and ``s' = -2 tanh s``. Differentiable to the parameters; the points
+        need no grad.
+
+        >>> net = TanhMLP(2, width=8, hidden_layers=2).double()
+        >>> x = torch.rand(4, 2, dtype=torch.float64)
+        >>> u, gradient, laplacian = net.value_gradient_laplacian(x, dims=(0, 1))
+        >>> hessian = torch.func.hessian(lambda p: net(p.unsqueeze(0))[0, 0])(x[0])
+        >>> bool(torch.isclose(laplacian[0], hessian.trace()))
+        True
+        """
+        space = _index(dims)
+        h, jac, lap = points, None, None
+        linears = self.linears
+        for i, layer in enumerate(linears):
+            h = layer(h)
+            if jac is None:  # (N, d, width): row k is d h / d x_k
+                jac = layer.weight.T.expand(len(points), -1, -1)
+            else:
+                jac, lap = jac @ layer.weight.T, lap @ layer.weight.T
+            if i < len(linears) - 1:
+                h = torch.tanh(h)
+                slope = 1 - h * h
+                curvature = -2 * h * slope * jac[:, space, :].pow(2).sum(1)
+                lap = curvature if lap is None else slope * lap + curvature
+                jac = slope.unsqueeze(1) * jac
+        return h[:, 0], jac[:, :, 0], lap[:, 0]
+
+
+def _index(dims):
+    """``dims`` as a slice when they are consecutive (a view, no copy), else as a list."""
+    dims = list(dims)
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        return slice(dims[0], dims[-1] + 1)
+    return dims

@@ -23,9 +23,10 @@ MiB = 2**20
 
 def _scenarios(device, n):
     from .ode import VectorField
-    from .pinn import TanhMLP, laplacian_nested, laplacian_vmap_hessian
+    from .laplacians import laplacian_nested, laplacian_vmap_hessian
+    from .models import TanhMLP
 
-    model = TanhMLP(3, width=64, depth=3).to(device)
+    model = TanhMLP(3, width=64, hidden_layers=3).to(device)
     vector_field = VectorField(width=64).to(device)
     points = torch.rand(n, 3, device=device)
 

@@ -4,7 +4,7 @@ Run ``python solutions/05_laplacian_pinn.py`` to see the checkers' verdicts.
 """
 import torch
 
-from course_utils import pinn
+from course_utils import laplacians, pinn
 from course_utils.checks import pinn as checks
 
 
@@ -42,7 +42,7 @@ def choose_chunk_size(model, points, budget):
     """Measure the candidates from the largest down and keep the first that fits: the peak grows
     with the chunk, and large chunks are quick to measure (few chunks, few ops)."""
     for size in sorted(checks.CHUNK_CANDIDATES, reverse=True):
-        if pinn.step_memory(model, points, pinn.laplacian_nested, size)[0] <= budget:
+        if laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[0] <= budget:
             return size
 
 

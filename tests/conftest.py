@@ -22,6 +22,15 @@ def _collect_between_tests():
     gc.collect()
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Small tensors: one thread is as fast and keeps a shared machine from thrashing."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def free_port():
     """A localhost TCP port nothing listens on right now."""

@@ -5,9 +5,10 @@ import warnings
 import pytest
 import torch
 
-from course_utils import GraphMemory, LiveTensors, explorers, pinn
+from course_utils import GraphMemory, LiveTensors, explorers, laplacians, pinn
 from course_utils.checks.euler import DT, euler_problem
 from course_utils.integrate import ScalarNet, activation_bytes, grid
+from course_utils.models import TanhMLP
 from course_utils.ode import full_backprop_gradient, truncated_gradient, window_tradeoff
 
 
@@ -109,15 +110,15 @@ def test_euler_window_readings_match_window_tradeoff_and_full_backprop():
 
 
 # ---------------------------------------------------------------- Laplacian methods
-@pytest.mark.parametrize("method", list(pinn.METHODS))
+@pytest.mark.parametrize("method", list(laplacians.METHODS))
 @pytest.mark.parametrize("d", [2, 8])
 def test_laplacian_readings_match_an_independent_live_meter(method, d):
     reading = explorers.laplacian_reading(method, d, repeats=1)
-    net = pinn.TanhMLP(d + 1, width=explorers.LIVE_WIDTH, depth=explorers.LIVE_DEPTH)
+    net = TanhMLP(d + 1, width=explorers.LIVE_WIDTH, hidden_layers=explorers.LIVE_DEPTH)
     points = torch.rand(explorers.LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
     gc.collect()
     with LiveTensors() as live:
-        pinn.residual_loss(net, points, method=pinn.METHODS[method]).backward()
+        pinn.residual_loss(net, points, method=laplacians.METHODS[method]).backward()
     assert reading.peak == live.peak
     assert (reading.saved is None) == method.startswith("torch.func")
     assert reading.ms > 0
@@ -128,8 +129,8 @@ def test_laplacian_explorer_draws_live_points_over_the_reference_data():
     explorer.update(d=4)
     reading = explorer.update(method="Hutchinson, 1 probe (stochastic)")
     assert reading.reference["options"]["n"] > explorers.LIVE_POINTS, "the lines come from data/laplacian_cpu.json"
-    assert set(reading.measured) == {("forward Laplacian (course_utils.pinn)", 2),
-                                     ("forward Laplacian (course_utils.pinn)", 4), ("Hutchinson, 1 probe (stochastic)", 4)}
+    assert set(reading.measured) == {("forward Laplacian (one pass)", 2),
+                                     ("forward Laplacian (one pass)", 4), ("Hutchinson, 1 probe (stochastic)", 4)}
     assert reading.html().count("<svg") == 1 and "laplacian_cpu.json" in reading.html()
 
 

@@ -5,14 +5,14 @@
 >>> check_laplacian(my_laplacian).status
 'not attempted'
 
-Every checker builds its own small, seeded problem from :mod:`course_utils.pinn`, so the learner's
-code and the checker see the same model and points.
+Every checker builds its own small, seeded problem from :mod:`course_utils.pinn` (and measures it with
+:mod:`course_utils.laplacians`), so the learner's code and the checker see the same model and points.
 """
 import copy
 
 import torch
 
-from .. import pinn
+from .. import laplacians, pinn
 from ..meters import LiveTensors
 from ..units import format_bytes
 from . import exercise, expect
@@ -81,10 +81,10 @@ def check_laplacian(laplacian):
     expect(isinstance(answer, torch.Tensor), f"return a tensor, got {type(answer).__name__}")
     expect(answer.numel() == len(points), f"return one number per point ({len(points)}), got shape {tuple(answer.shape)}")
     answer = answer.reshape(-1)
-    right = pinn.laplacian_forward(model, points.detach(), pinn.SPACE)[2]
+    right = laplacians.laplacian_forward(model, points.detach(), pinn.SPACE)[2]
     close = lambda value: torch.allclose(answer.detach(), value.detach(), rtol=1e-8, atol=1e-8)
-    with_time = pinn.laplacian_forward_over_reverse(model, points.detach(), (0, 1, 2))[2]
-    expect(not close(pinn.laplacian_row_sums(model, points.detach(), pinn.SPACE)[2]),
+    with_time = laplacians.laplacian_forward_over_reverse(model, points.detach(), (0, 1, 2))[2]
+    expect(not close(laplacians.laplacian_row_sums(model, points.detach(), pinn.SPACE)[2]),
            "these are Hessian ROW SUMS: grad(u_x, points, grad_outputs=ones) on the whole (N, 3) gradient sums "
            "d/dx over all three columns of the gradient. Differentiate one column at a time: "
            "grad(first[:, 0].sum(), points, ...)[0][:, 0] is u_xx.")
@@ -109,7 +109,7 @@ def chunk_problem():
     The budget lies halfway between the peaks of two candidate chunk sizes, so one answer is right."""
     model = pinn.HeatPINN(width=32, depth=3, seed=2)
     xyt = pinn.sample_points(1024, seed=2)
-    low, high = (pinn.step_memory(model, xyt, pinn.laplacian_nested, size)[0] for size in (128, 256))
+    low, high = (laplacians.step_memory(model, xyt, laplacians.laplacian_nested, size)[0] for size in (128, 256))
     return model, xyt, (low + high) // 2
 
 
@@ -120,12 +120,12 @@ def check_chunk_size(choose):
     model, points, budget = chunk_problem()
     chunk_size = choose(model, points, budget)
     expect(chunk_size in CHUNK_CANDIDATES, f"pick one of {CHUNK_CANDIDATES}, got {chunk_size!r}")
-    peak = pinn.step_memory(model, points, pinn.laplacian_nested, chunk_size)[0]
+    peak = laplacians.step_memory(model, points, laplacians.laplacian_nested, chunk_size)[0]
     expect(peak <= budget, f"chunks of {chunk_size} peak at {format_bytes(peak)}, over the budget of "
                            f"{format_bytes(budget)}: take smaller chunks")
     bigger = CHUNK_CANDIDATES.index(chunk_size) + 1
     if bigger < len(CHUNK_CANDIDATES):
-        next_peak = pinn.step_memory(model, points, pinn.laplacian_nested, CHUNK_CANDIDATES[bigger])[0]
+        next_peak = laplacians.step_memory(model, points, laplacians.laplacian_nested, CHUNK_CANDIDATES[bigger])[0]
         expect(next_peak > budget, f"chunks of {CHUNK_CANDIDATES[bigger]} also fit ({format_bytes(next_peak)} <= "
                                    f"{format_bytes(budget)}): bigger chunks mean fewer, faster steps")
     return f"chunks of {chunk_size} peak at {format_bytes(peak)} <= budget {format_bytes(budget)}; the next size up does not fit."

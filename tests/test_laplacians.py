@@ -1,0 +1,117 @@
+"""course_utils.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs, the shipped benchmark."""
+import pytest
+import torch
+
+import course_utils as cu
+from course_utils import laplacians, pinn
+from course_utils.models import TanhMLP
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+EXACT_METHODS = {name: method for name, method in laplacians.METHODS.items() if "Hutchinson" not in name}
+
+
+def float64_problem(d, n=16, seed=0):
+    """A tanh MLP with d spatial inputs plus time, and n points, all float64."""
+    model = TanhMLP(d + 1, width=12, hidden_layers=3, seed=seed).double()
+    points = torch.rand(n, d + 1, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return model, points
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 8])
+@pytest.mark.parametrize("name", sorted(EXACT_METHODS))
+def test_every_exact_method_matches_nested_autograd(d, name):
+    model, points = float64_problem(d)
+    space = range(d)
+    u_ref, gradient_ref, laplacian_ref = laplacians.laplacian_nested(model, points, space)
+    u, gradient, laplacian = EXACT_METHODS[name](model, points, space)
+    assert u.shape == (len(points),) and gradient.shape == points.shape and laplacian.shape == (len(points),)
+    torch.testing.assert_close(u, u_ref, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(gradient, gradient_ref, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(laplacian, laplacian_ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 8])
+def test_forward_laplacian_equals_the_trace_of_the_full_hessian(d):
+    model, points = float64_problem(d)
+    hessians = torch.func.vmap(torch.func.hessian(lambda p: model(p.unsqueeze(0))[0, 0]))(points)
+    trace = hessians[:, :d, :d].diagonal(dim1=1, dim2=2).sum(1)
+    torch.testing.assert_close(laplacians.laplacian_forward(model, points, range(d))[2], trace, rtol=1e-10, atol=1e-12)
+
+
+def test_row_sum_pitfall_returns_hessian_row_sums_not_the_diagonal():
+    model, points = float64_problem(3)
+    hessians = torch.func.vmap(torch.func.hessian(lambda p: model(p.unsqueeze(0))[0, 0]))(points)
+    space = [0, 1, 2]
+    row_sums = hessians.sum(2)[:, space].sum(1)  # sum over j of d2u/dx_i dx_j, for i in space
+    wrong = laplacians.laplacian_row_sums(model, points, space)[2]
+    torch.testing.assert_close(wrong, row_sums, rtol=1e-12, atol=1e-12)
+    right = laplacians.laplacian_nested(model, points, space)[2]
+    assert (wrong - right).abs().max() > 1e-3, "the pitfall must differ from the true Laplacian"
+
+
+def test_hutchinson_is_exact_in_one_dimension_and_stochastic_in_more():
+    model, points = float64_problem(1)
+    exact = laplacians.laplacian_nested(model, points, [0])[2]
+    torch.testing.assert_close(laplacians.laplacian_hutchinson(model, points, [0])[2], exact, rtol=1e-12, atol=1e-12)
+    model, points = float64_problem(4)
+    exact = laplacians.laplacian_nested(model, points, range(4))[2]
+    one_probe = laplacians.laplacian_hutchinson(model, points, range(4), probes=1)[2]
+    many = laplacians.laplacian_hutchinson(model, points, range(4), probes=400)[2]
+    assert (one_probe - exact).abs().max() > 1e-6
+    assert (many - exact).abs().mean() < (one_probe - exact).abs().mean()
+
+
+def test_chunks_lower_the_peak_and_the_saved_bytes():
+    model = pinn.HeatPINN(width=32, depth=3)
+    points = pinn.sample_points(1024)
+    full_peak, full_saved = laplacians.step_memory(model, points, laplacians.laplacian_nested)
+    quarter_peak, quarter_saved = laplacians.step_memory(model, points, laplacians.laplacian_nested, chunk_size=256)
+    assert quarter_saved < full_saved / 3 and quarter_peak < full_peak / 3
+
+
+def test_torch_func_methods_report_no_saved_bytes():
+    model = pinn.HeatPINN(width=8, depth=2)
+    peak, saved = laplacians.step_memory(model, pinn.sample_points(32), laplacians.laplacian_vmap_hessian)
+    assert saved is None and peak > 0
+
+
+def test_compare_laplacians_rows():
+    model = TanhMLP(3, width=8, hidden_layers=2)
+    methods = {"nested": laplacians.laplacian_nested, "chunked": (laplacians.laplacian_nested, 8), "forward": laplacians.laplacian_forward}
+    rows = laplacians.compare_laplacians(model, pinn.sample_points(32), methods, repeats=1)
+    assert [row["method"] for row in rows] == list(methods)
+    assert all(row["max_error"] < 1e-5 and row["ms"] > 0 for row in rows)
+    assert rows[1]["peak_bytes"] < rows[0]["peak_bytes"]
+
+
+def test_compare_laplacians_takes_its_float64_reference_on_a_cpu_copy():
+    """MPS has no float64: the reference runs on a float64 CPU copy of the model, whatever its device."""
+    seen = []
+
+    def spy(model, points, dims):
+        parameter = next(model.parameters())
+        seen.append((points.device.type, points.dtype, parameter.device.type, parameter.dtype))
+        return laplacians.laplacian_nested(model, points, dims)
+
+    model = TanhMLP(3, width=8, hidden_layers=2).to(cu.pick_device())
+    points = pinn.sample_points(8, device=next(model.parameters()).device)
+    rows = laplacians.compare_laplacians(model, points, {"forward": laplacians.laplacian_forward}, repeats=1, reference_method=spy)
+    assert seen == [("cpu", torch.float64, "cpu", torch.float64)]
+    assert next(model.parameters()).dtype == torch.float32, "the model itself stays float32"
+    assert rows[0]["max_error"] < 1e-5
+
+
+def test_the_benchmark_data_reads_and_covers_every_method():
+    record = laplacians.load_benchmarks()["cpu"]
+    assert record["device"] == "cpu" and record["torch"] and record["date"] and record["options"]["n"] > 0
+    assert [result["d"] for result in record["results"]] == record["options"]["dims"]
+    for result in record["results"]:
+        names = {row["method"] for row in result["rows"]}
+        assert set(laplacians.METHODS) <= names
+        for row in result["rows"]:
+            assert row["peak_bytes"] > 0 and row["ms"] > 0
+            if "Hutchinson" not in row["method"]:
+                assert row["max_error"] < 1e-4, row
+
