@@ -46,6 +46,11 @@ __all__ = ["Explorer", "graph_lifecycle", "lifecycle_moments", "Moment", "trapez
            "laplacian_reading", "LaplacianReading"]
 
 
+# NOTE [ONE_THREAD]: every reading is taken on one torch thread. The tensors are tiny, and on a
+# busy 2-core machine a second OpenMP thread spins waiting for the first: 04's window test took
+# 38 s on two threads under load and 0.3 s on one. data/laplacian_cpu.json was measured on one too.
+
+
 class Explorer:
     """Controls, a compute function and its last reading. Made by the explorer functions below.
 
@@ -69,9 +74,14 @@ class Explorer:
             if value not in options:
                 raise ValueError(f"{name}={value!r} is outside this explorer's range {list(options)} ({self.cap})")
         self.settings.update(settings)
-        start = time.perf_counter()
-        self.reading = self._compute(**self.settings)
-        self.seconds = time.perf_counter() - start
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # see ONE_THREAD
+        try:
+            start = time.perf_counter()
+            self.reading = self._compute(**self.settings)
+            self.seconds = time.perf_counter() - start
+        finally:
+            torch.set_num_threads(threads)
         return self.reading
 
     def __str__(self):

@@ -1,5 +1,6 @@
 """Each explorer's compute function over a grid of settings, against independent meter readings (03: the exact byte law)."""
 import gc
+import itertools
 import warnings
 
 import pytest
@@ -10,6 +11,15 @@ from course_utils.checks.euler import DT, euler_problem
 from course_utils.integrate import ScalarNet, activation_bytes, grid
 from course_utils.models import TanhMLP
 from course_utils.ode import full_backprop_gradient, truncated_gradient, window_tradeoff
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny tensors, as in notebooks 03-05: a second thread only contends for a shared machine's cores."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 # ---------------------------------------------------------------- 01 graph lifecycle
@@ -52,18 +62,18 @@ def test_lifecycle_explorer_greys_freed_nodes_and_says_why_the_second_backward_f
 
 
 # ---------------------------------------------------------------- 03 trapezoid
-@pytest.mark.parametrize("points", [1001, 5001, 20_001])
-@pytest.mark.parametrize("width", [8, 64, 128])
-@pytest.mark.parametrize("layers", [1, 4])
-def test_trapezoid_readings_follow_the_byte_law_and_an_independent_meter(points, width, layers):
-    reading = explorers.trapezoid_reading(points, width, layers, formula=lambda n, w, l: activation_bytes(n, w, l))
-    assert reading.activations == activation_bytes(points, width, layers) == points * width * layers * 4
-    assert reading.formula_error == 0
-    net, x = ScalarNet(width, layers), grid(points)
-    with LiveTensors() as live, GraphMemory() as graph:
-        value = torch.trapezoid(net(x), x)
-    assert (reading.saved, reading.peak) == (graph.bytes, live.peak)
-    del value
+def test_trapezoid_readings_follow_the_byte_law_and_an_independent_meter():
+    # one test over the grid: the suite's per-test gc.collect() costs more than a reading
+    for points, width, layers in itertools.product((1001, 5001, 20_001), (8, 64, 128), (1, 4)):
+        setting = f"{points} points, width {width}, {layers} layers"
+        reading = explorers.trapezoid_reading(points, width, layers, formula=lambda n, w, l: activation_bytes(n, w, l))
+        assert reading.activations == activation_bytes(points, width, layers) == points * width * layers * 4, setting
+        assert reading.formula_error == 0, setting
+        net, x = ScalarNet(width, layers), grid(points)
+        with LiveTensors() as live, GraphMemory() as graph:
+            value = torch.trapezoid(net(x), x)
+        assert (reading.saved, reading.peak) == (graph.bytes, live.peak), setting
+        del value
 
 
 @pytest.mark.parametrize("formula, words", [
@@ -111,17 +121,17 @@ def test_euler_window_readings_match_window_tradeoff_and_full_backprop():
 
 # ---------------------------------------------------------------- Laplacian methods
 @pytest.mark.parametrize("method", list(laplacians.METHODS))
-@pytest.mark.parametrize("d", [2, 8])
-def test_laplacian_readings_match_an_independent_live_meter(method, d):
-    reading = explorers.laplacian_reading(method, d, repeats=1)
-    net = TanhMLP(d + 1, width=explorers.LIVE_WIDTH, hidden_layers=explorers.LIVE_DEPTH)
-    points = torch.rand(explorers.LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
-    gc.collect()
-    with LiveTensors() as live:
-        pinn.residual_loss(net, points, method=laplacians.METHODS[method]).backward()
-    assert reading.peak == live.peak
-    assert (reading.saved is None) == method.startswith("torch.func")
-    assert reading.ms > 0
+def test_laplacian_readings_match_an_independent_live_meter(method):
+    for d in (2, 8):
+        reading = explorers.laplacian_reading(method, d)
+        net = TanhMLP(d + 1, width=explorers.LIVE_WIDTH, hidden_layers=explorers.LIVE_DEPTH)
+        points = torch.rand(explorers.LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
+        gc.collect()
+        with LiveTensors() as live:
+            pinn.residual_loss(net, points, method=laplacians.METHODS[method]).backward()
+        assert reading.peak == live.peak, f"d = {d}: the explorer read {reading.peak}, a fresh LiveTensors {live.peak}"
+        assert (reading.saved is None) == method.startswith("torch.func"), f"d = {d}"
+        assert reading.ms > 0
 
 
 def test_laplacian_explorer_draws_live_points_over_the_reference_data():
