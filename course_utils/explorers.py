@@ -108,7 +108,12 @@ class Explorer:
         status = w.HTML(self._status()).add_class("amlab-explorer-status")
 
         def changed(_):
-            self.update(**{name: control.value for name, control in inputs.items()})
+            try:
+                self.update(**{name: control.value for name, control in inputs.items()})
+            except Exception as error:  # say so in the panel: an error in a widget callback is easily missed
+                status.value = (f"<span style='color:#c62828'>could not measure this setting: "
+                                f"{html.escape(type(error).__name__)}: {html.escape(str(error))}</span>")
+                return
             readout.value, status.value = self.reading.html(), self._status()
 
         for control in inputs.values():

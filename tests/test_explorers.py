@@ -154,3 +154,26 @@ def test_the_widget_recomputes_when_a_control_changes():
     points.value = 5001
     assert explorer.settings["points"] == 5001
     assert f"title='{5001 * 32 * 2 * 4:,} bytes'" in readout.value, "the readout shows the new measurement"
+
+
+def test_a_setting_that_cannot_be_measured_says_so_in_the_panel():
+    calls = []
+
+    class Reading:
+        def text(self):
+            return "ok"
+
+        def html(self):
+            return "<b>ok</b>"
+
+    def compute(size):
+        calls.append(size)
+        if size == 2:
+            raise MemoryError("too big")
+        return Reading()
+
+    explorer = explorers.Explorer("test", {"size": ("size", (1, 2), 1)}, compute, cap="size <= 2")
+    left, readout = explorer.widget().children
+    size, status = left.children[1], left.children[2]
+    size.value = 2
+    assert calls == [1, 2] and "MemoryError: too big" in status.value and readout.value == "<b>ok</b>"
