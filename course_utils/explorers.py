@@ -73,15 +73,16 @@ class Explorer:
             options = self.controls[name][1]
             if value not in options:
                 raise ValueError(f"{name}={value!r} is outside this explorer's range {list(options)} ({self.cap})")
-        self.settings.update(settings)
+        wanted = {**self.settings, **settings}
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # see ONE_THREAD
         try:
             start = time.perf_counter()
-            self.reading = self._compute(**self.settings)
+            self.reading = self._compute(**wanted)
             self.seconds = time.perf_counter() - start
         finally:
             torch.set_num_threads(threads)
+        self.settings = wanted  # only once measured: settings and reading always belong together
         return self.reading
 
     def __str__(self):

@@ -177,3 +177,4 @@ def test_a_setting_that_cannot_be_measured_says_so_in_the_panel():
     size, status = left.children[1], left.children[2]
     size.value = 2
     assert calls == [1, 2] and "MemoryError: too big" in status.value and readout.value == "<b>ok</b>"
+    assert explorer.settings == {"size": 1}, "the reading shown still belongs to the settings recorded"
