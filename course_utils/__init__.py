@@ -31,12 +31,13 @@ _PUBLIC = {
     "load_reference": "reference", "Reference": "reference",
     "time_call": "measurement",
     # live display and pictures
-    "MemoryGauge": "gauges",
+    "MemoryGauge": "gauges", "paced": "pacing",
     "plot_trace": "plots", "compare_traces": "plots",
     "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs",
     "GraphTable": "graphs", "NoGraphError": "graphs",
-    # exercises
+    # exercises, predictions and explorers
     "checks": None,
+    "predict": "predictions", "explorers": None,
     # the worked problems
     "models": None, "pinn": None, "laplacians": None, "ode": None, "integrate": None,
 }

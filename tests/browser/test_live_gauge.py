@@ -129,7 +129,9 @@ WATCH = """() => {
 }""" % READ_STATE
 
 
-def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
+def in_chromium(tmp_path, port, notebook, drive):
+    """Serve ``notebook`` (from this folder) with a fresh JupyterLab, open chromium, and return
+    ``drive(page, lab)``; the browser and the server are stopped however it ends."""
     assert Path(CHROMIUM).exists(), (
         f"{CHROMIUM} is missing: the browser test needs Debian's chromium. `make test` installs it "
         "(or run: sudo apt-get install chromium)")
@@ -140,10 +142,9 @@ def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
                              "(pip install -e '.[test]')") from error
 
     (tmp_path / "notebooks").mkdir()
-    shutil.copy(HERE / NOTEBOOK, tmp_path / "notebooks" / NOTEBOOK)
-    screenshot = ROOT / "artifacts" / "live_gauge.png"
-    screenshot.parent.mkdir(exist_ok=True)
-    lab = Lab(tmp_path, free_port)
+    shutil.copy(HERE / notebook, tmp_path / "notebooks" / notebook)
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    lab = Lab(tmp_path, port)
     try:
         lab.wait_until_up()
         with sync_playwright() as playwright:
@@ -151,11 +152,28 @@ def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
                 str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
                 viewport={"width": 1400, "height": 900})
             try:
-                observed = run_the_cell_and_watch(browser.new_page(), lab, screenshot)
+                return drive(browser.new_page(), lab)
             finally:
                 browser.close()
     finally:
         lab.stop()
+
+
+def open_when_idle(page, lab, notebook, deadline):
+    """Open ``notebook`` in JupyterLab and wait until the course's kernel is idle."""
+    page.set_default_timeout(60_000)
+    page.goto(f"{lab.base}/lab/tree/{notebook}?token={lab.token}")
+    page.locator(".jp-Notebook .jp-CodeCell").first.wait_for()
+    # The toolbar says "idle" before a kernel exists; the status bar names the kernel once it is ready.
+    while not page.locator(".jp-StatusBar-Widget", has_text="Autograd Memory Lab | Idle").count():
+        assert time.monotonic() < deadline, "the 'Autograd Memory Lab' kernel never became idle"
+        dismiss_dialogs(page)
+        page.wait_for_timeout(250)
+
+
+def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
+    screenshot = ROOT / "artifacts" / "live_gauge.png"
+    observed = in_chromium(tmp_path, free_port, NOTEBOOK, lambda page, lab: run_the_cell_and_watch(page, lab, screenshot))
 
     while_running = [state["value"] for state in observed if "*" in state["prompt"] and state["value"]]
     changes = sum(1 for before, after in zip(while_running, while_running[1:]) if after != before)
@@ -172,15 +190,8 @@ def test_gauge_updates_in_the_page_while_the_cell_runs(tmp_path, free_port):
 
 def run_the_cell_and_watch(page, lab, screenshot, timeout=120):
     """Open the notebook, run its code cell, and return every state (prompt, gauge value, output) the page went through."""
-    page.set_default_timeout(60_000)
-    page.goto(f"{lab.base}/lab/tree/{NOTEBOOK}?token={lab.token}")
     deadline = time.monotonic() + timeout
-    page.locator(".jp-Notebook .jp-CodeCell").first.wait_for()
-    # The toolbar says "idle" before a kernel exists; the status bar names the kernel once it is ready.
-    while not page.locator(".jp-StatusBar-Widget", has_text="Autograd Memory Lab | Idle").count():
-        assert time.monotonic() < deadline, "the 'Autograd Memory Lab' kernel never became idle"
-        dismiss_dialogs(page)
-        page.wait_for_timeout(250)
+    open_when_idle(page, lab, NOTEBOOK, deadline)
     page.evaluate(WATCH)
     page.locator(".jp-Notebook .jp-CodeCell .cm-content").first.click()
     page.keyboard.press("Shift+Enter")

@@ -1,0 +1,60 @@
+"""predict/reveal: an empty guess never fails, a wrong kind of guess says how to write it, the reveal says how far off."""
+import pytest
+import torch
+
+from course_utils import GraphMemory, predict
+
+
+@pytest.mark.parametrize("empty", [..., None])
+def test_an_empty_guess_asks_gently_and_the_reveal_still_shows_the_answer(empty, capsys):
+    prediction = predict("bytes x.exp() saves", guess=empty)
+    assert "Write your guess first" in capsys.readouterr().out
+    result = prediction.reveal(4000, why="exp keeps its output")
+    assert result.status == "no guess" and not result.right
+    assert "4.00 kB" in result.text and "exp keeps its output" in result.text
+
+
+def test_a_guess_against_a_real_meter_reading():
+    x = torch.ones(1000, requires_grad=True)
+    guess = predict("bytes x.exp() saves", guess=x.numel() * x.element_size())
+    with GraphMemory() as graph:
+        y = x.exp()
+    result = guess.reveal(graph.bytes, why="exp keeps its output")
+    assert result.status == "exact" and result.right and result.ratio == 1.0
+    del y
+
+
+@pytest.mark.parametrize("guess, measured, status, words", [
+    (8000, 4000, "off", "2.0x too high"),
+    (1000, 4000, "off", "4.0x too low"),
+    (4200, 4000, "close", "within 5%"),
+    (0, 4000, "off", "too low"),
+    (10, 0, "off", "it is zero"),
+    (0, 0, "exact", "exactly"),
+    (-4000, 4000, "off", "wrong sign"),
+])
+def test_how_far_off(guess, measured, status, words):
+    result = predict("q", guess=guess).reveal(measured)
+    assert result.status == status and words in result.text, result.text
+
+
+def test_choices():
+    assert predict("grad_fn?", guess="no", choices=("yes", "no")).reveal("no").status == "exact"
+    wrong = predict("grad_fn?", guess="yes", choices=("yes", "no")).reveal("no", why="no_grad records nothing")
+    assert wrong.status == "off" and "[OFF]" in wrong.text and "no_grad records nothing" in wrong.text
+
+
+def test_a_wrong_kind_of_guess_says_how_to_write_it():
+    with pytest.raises(TypeError, match="guess=4000"):
+        predict("bytes", guess="4 kB")
+    with pytest.raises(TypeError, match="a number"):
+        predict("bytes", guess=True)
+    with pytest.raises(ValueError, match="one of them"):
+        predict("grad_fn?", guess="maybe", choices=("yes", "no"))
+    with pytest.raises(ValueError, match="unit must be"):
+        predict("bytes", guess=1, unit="MB")
+
+
+def test_units():
+    assert "3x" in predict("factor", guess=3, unit="x").ask()
+    assert "1,234" in predict("count", guess=1234, unit="number").ask()
