@@ -39,6 +39,7 @@ from .graphs import lifecycle
 from .integrate import ScalarNet, grid, spacing_bytes
 from .meters import GraphMemory, LiveTensors
 from .models import TanhMLP
+from .tables import ShowsAsText
 from .units import format_bytes
 
 __all__ = ["Explorer", "graph_lifecycle", "lifecycle_moments", "Moment", "trapezoid", "trapezoid_reading",
@@ -51,7 +52,7 @@ __all__ = ["Explorer", "graph_lifecycle", "lifecycle_moments", "Moment", "trapez
 # 38 s on two threads under load and 0.3 s on one. data/laplacian_cpu.json was measured on one too.
 
 
-class Explorer:
+class Explorer(ShowsAsText):
     """Controls, a compute function and its last reading. Made by the explorer functions below.
 
     ``controls``: ``{name: (label, options, start value)}``; ``compute(**settings)`` returns a
@@ -87,9 +88,6 @@ class Explorer:
 
     def __str__(self):
         return self.reading.text()
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
     def widget(self):
         """The ipywidgets panel: controls left (re-measure on release), measured readout right."""

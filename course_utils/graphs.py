@@ -36,6 +36,7 @@ import torch
 from . import torch_internals as internals
 from .env import GRAPHVIZ_INSTALL
 from .meters import GraphMemory, _Saved, reading_saved_for_display
+from .tables import ShowsAsText, Table
 from .units import format_bytes
 
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
@@ -99,7 +100,7 @@ class GraphNode:
         return "freed" if all(slot.state == _FREED for slot in self.saved) else "alive"
 
 
-class GraphTable:
+class GraphTable(ShowsAsText):
     """The nodes behind some outputs, what each saved, and totals. Built by :func:`graph_table`."""
 
     def __init__(self, nodes, outputs, total_bytes, by_kind, truncated=False):
@@ -169,13 +170,7 @@ class GraphTable:
         return "\n".join(lines)
 
     def __str__(self):
-        rows = [self._HEADER] + [tuple(map(str, row)) for row in self.rows()]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(self._HEADER))]
-        lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-        return "\n".join(lines + [self.caption()])
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
+        return str(Table(self._HEADER, self.rows(), caption=self.caption()))
 
     def _repr_html_(self):
         head = "".join(f"<th>{h}</th>" for h in self._HEADER)
@@ -464,7 +459,7 @@ def _dot_source(table):
     return dot.source
 
 
-class GraphView:
+class GraphView(ShowsAsText):
     """What :func:`show_graph` returns: the picture (``.svg``), its DOT ``.source`` and the ``.table``.
 
     In a notebook it displays the SVG; without graphviz's ``dot`` program, or for a graph over
@@ -489,9 +484,6 @@ class GraphView:
     def __str__(self):
         body = self.table.summary() if self.source is None else str(self.table)
         return f"{self.hint}\n{body}" if self.hint else body
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
 
 def show_graph(outputs, params=None, max_nodes=MAX_NODES):
@@ -530,7 +522,7 @@ def show_graph(outputs, params=None, max_nodes=MAX_NODES):
 # One graph over time
 
 
-class GraphLifecycle:
+class GraphLifecycle(ShowsAsText):
     """Snapshots of one graph at moments you choose. Made by :func:`lifecycle`.
 
     It holds the outputs by weak reference, so it never keeps a graph alive: after ``del loss`` a
@@ -574,9 +566,6 @@ class GraphLifecycle:
 
     def __str__(self):
         return "\n\n".join(f"== {label} ==\n{view if view is not None else 'output deleted'}" for label, view in self.snapshots)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
     def slider(self):
         """Step through the snapshots with an ipywidgets slider (shows the last one first)."""

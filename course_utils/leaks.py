@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from .meters import LiveTensors, _tensors_in, device_memory
 from .sites import creation_site, source_location, source_text
+from .tables import ShowsAsText
 from .trace import NotFlatError
 from .units import format_bytes
 
@@ -98,7 +99,7 @@ def _per_step(growth, steps):
 
 
 @dataclass
-class LeakReport:
+class LeakReport(ShowsAsText):
     """What :func:`find_leaks` found. ``rows`` grow every step, largest first (tensor bytes, then
     graph nodes); ``top`` is the first row, or None when the step is flat."""
 
@@ -120,9 +121,6 @@ class LeakReport:
         if not self.rows:
             return head + "\n  flat: nothing grows from step to step"
         return "\n".join([head] + [f"  {row}" for row in self.rows])
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
     def _repr_html_(self):
         cells = "".join(

@@ -21,13 +21,14 @@ import torch
 
 from . import torch_internals as internals
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory
+from .tables import ShowsAsText
 from .units import format_bytes
 
 __all__ = ["measure", "Report", "run_metered", "Metered", "time_call"]
 
 
 @dataclass
-class Report:
+class Report(ShowsAsText):
     """What :func:`measure` found. All sizes in bytes; ``None`` where a reading was not possible."""
 
     name: str
@@ -62,9 +63,6 @@ class Report:
         if self.note:
             lines.append(f"  note: {self.note}")
         return "\n".join(lines)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
     def _repr_html_(self):
         body = "".join(f"<tr><td style='text-align:left'>{label}</td><td style='text-align:right'>{value}</td></tr>"

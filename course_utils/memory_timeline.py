@@ -33,6 +33,7 @@ import torch
 from . import torch_internals as internals
 from .meters import GraphMemory, LiveTensors, _tensors_in
 from .sites import creation_site, source_location, source_text
+from .tables import ShowsAsText
 from .units import format_bytes
 
 __all__ = ["timeline", "Timeline", "KINDS"]
@@ -89,7 +90,7 @@ class _PackRecorder(GraphMemory):
 
 
 @dataclass
-class Timeline:
+class Timeline(ShowsAsText):
     """Live bytes after every op of one step (index 0: before the first op), split by kind."""
 
     ops: list            # op names, e.g. "aten.mm.default"
@@ -128,9 +129,6 @@ class Timeline:
         kinds = ", ".join(f"{kind} {format_bytes(n)}" for kind, n in self.by_kind_at_peak.items() if n)
         return (f"timeline of {len(self.ops) - 1} ops: peak {format_bytes(self.peak)} after {self.peak_op}\n"
                 f"  at the peak: {kinds or 'nothing'}")
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
     def _repr_html_(self):
         return "<pre>" + html.escape(str(self)) + "</pre>"
