@@ -7,6 +7,7 @@ import sys
 import nbformat
 import pytest
 import yaml
+from conftest import ROOT
 
 
 
@@ -35,7 +36,7 @@ def test_hook_strips_notebooks_only(root):
     assert hook["entry"] == "nbstripout" and hook["files"] == r"\.ipynb$"
 
 
-@pytest.mark.parametrize("name", ["00_start_here.ipynb", "05_laplacian_pinn.ipynb"])
+@pytest.mark.parametrize("name", sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb")))
 def test_hook_gives_back_the_committed_notebook(tmp_path, root, name):
     pytest.importorskip("nbstripout")
     committed = root / "notebooks" / name
