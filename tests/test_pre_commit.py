@@ -10,7 +10,6 @@ import yaml
 from conftest import ROOT
 
 
-
 def _hook(root):
     config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())
     (hook,) = [h for repo in config["repos"] for h in repo["hooks"] if h["id"] == "nbstripout"]
