@@ -5,6 +5,9 @@
 #   make test TORCH=2.14.1   the same suite on another torch, in its own environment (.venv-torch-2.14.1)
 #   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser (about a minute)
 #   make fresh NOTEBOOK=01_graph_lifecycle   a fresh copy of one notebook in my_notebooks/ (the old one is kept)
+#   make present             lecturers: JupyterLab with RISE, projector-readable plots and gauges (AMLAB_LECTURE=1)
+#   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
+#   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when pyproject.toml is newer.
 
@@ -29,12 +32,12 @@ NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WA
 # Containers and CI often run as root, which JupyterLab refuses unless told.
 AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab test test-torch test-fast fresh hooks check clean
+.PHONY: setup lab present slides site test test-torch test-fast fresh hooks check clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "torch==$(TORCH)")
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]" "torch==$(TORCH)" \
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" "torch==$(TORCH)" \
 	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
 	touch $(STAMP)
@@ -45,6 +48,18 @@ setup: $(STAMP)
 lab: setup
 	$(BIN)/python tools/my_notebooks.py
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/00_start_here.ipynb
+
+# The lecture: the learner's copies, served with RISE (Alt+R or the toolbar's "Render as slideshow"); every kernel it
+# starts reads AMLAB_LECTURE=1 and switches on course_utils.lecture_style() (plots, gauges, tables for the back row).
+present: setup
+	$(BIN)/python tools/my_notebooks.py
+	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/04_euler_ode_truncation.ipynb
+
+slides: setup
+	$(BIN)/python tools/handouts.py slides
+
+site: setup
+	$(BIN)/python tools/handouts.py site
 
 test: setup
 	@bash tools/system_deps.sh chromium

@@ -33,8 +33,10 @@ def _environment(root):
 
 def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
     project = pyproject(root)["project"]
-    # what a learner and CI need: the dependencies and the `test` extra (not `pinned` or the contributors' `dev`)
-    expected = {requirement_name(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    # what a learner, a lecturer and CI need: the dependencies and the `test` and `teach` extras (not `pinned` or the
+    # contributors' `dev`)
+    extras = project["optional-dependencies"]
+    expected = {requirement_name(r) for r in project["dependencies"] + extras["test"] + extras["teach"]}
     env, requirements, conda = _environment(root)
     named = set(requirements)
 

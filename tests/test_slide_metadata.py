@@ -1,0 +1,101 @@
+"""Every notebook is also a lecture: its cells carry RISE / nbconvert slide metadata chosen for a live class.
+
+The rules a lecturer relies on (CONTRIBUTING.md, "Slides"):
+- every cell says what it is on a slide (``metadata.slideshow.slide_type``);
+- the Colab setup cell and check cells (only ``assert`` statements) are ``skip``: they still run, the room does
+  not read them;
+- the title and every ``## `` section open a slide, every ``### `` at least a sub-slide;
+- the demos are on a slide: predictions (``cu.predict``), gauged loops (``.track(``) and explorers are never skipped;
+- speaker notes are ``notes`` cells that start with ``**Speaker notes.**`` (so a self-paced reader sees what
+  they are), and every ``## `` section has at least one;
+- every deck has at least 8 slides.
+"""
+import ast
+import json
+
+import pytest
+from conftest import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "notes", "-"}
+NOTES_MARK = "**Speaker notes.**"
+DEMO_CALLS = ("cu.predict(", ".track(", "cu.explorers.")
+
+
+def cells(path):
+    """``[(index, cell, source, slide_type)]`` for one notebook."""
+    notebook = json.loads(path.read_text())
+    return [(i, cell, "".join(cell["source"]), cell["metadata"].get("slideshow", {}).get("slide_type"))
+            for i, cell in enumerate(notebook["cells"])]
+
+
+def only_asserts(source):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return bool(tree.body) and all(isinstance(statement, ast.Assert) for statement in tree.body)
+
+
+def sections(path):
+    """``{heading: [slide types of its cells]}`` for each ``## `` section (the cells up to the next ``## ``)."""
+    found, current = {}, None
+    for _, cell, source, slide_type in cells(path):
+        if cell["cell_type"] == "markdown" and source.startswith("## "):
+            current = source.splitlines()[0]
+            found[current] = []
+        if current is not None:
+            found[current].append(slide_type)
+    return found
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=lambda path: path.stem)
+def notebook(request):
+    return request.param
+
+
+def test_every_cell_says_what_it_is_on_a_slide(notebook):
+    unmarked = [i for i, _, _, slide_type in cells(notebook) if slide_type not in SLIDE_TYPES]
+    assert not unmarked, (f"{notebook.name}: cells {unmarked} have no slideshow.slide_type (one of "
+                          f"{sorted(SLIDE_TYPES)}); in JupyterLab: Property Inspector > Slide Type")
+
+
+def test_setup_and_check_cells_are_skipped_on_slides(notebook):
+    listed = cells(notebook)
+    assert listed[0][3] == "skip", f"{notebook.name}: the Colab setup cell (cell 0) should be 'skip' on slides"
+    shown = [i for i, cell, source, slide_type in listed
+             if cell["cell_type"] == "code" and only_asserts(source) and slide_type != "skip"]
+    assert not shown, f"{notebook.name}: check cells {shown} hold only asserts: mark them 'skip' (they still run)"
+
+
+def test_headings_open_slides(notebook):
+    wrong = []
+    for i, cell, source, slide_type in cells(notebook):
+        if cell["cell_type"] != "markdown":
+            continue
+        if (source.startswith(("# ", "## ")) and slide_type != "slide") or (
+                source.startswith("### ") and slide_type not in {"slide", "subslide"}):
+            wrong.append((i, source.splitlines()[0], slide_type))
+    assert not wrong, f"{notebook.name}: '#'/'##' headings open a slide, '###' at least a sub-slide: {wrong}"
+
+
+def test_demos_are_on_the_slides(notebook):
+    hidden = [(i, source.splitlines()[0]) for i, cell, source, slide_type in cells(notebook)
+              if cell["cell_type"] == "code" and slide_type == "skip" and any(c in source for c in DEMO_CALLS)]
+    assert not hidden, f"{notebook.name}: these demo cells (prediction, gauged loop, explorer) are skipped: {hidden}"
+
+
+def test_speaker_notes_are_marked_and_in_every_section(notebook):
+    listed = cells(notebook)
+    unmarked = [i for i, cell, source, slide_type in listed
+                if slide_type == "notes" and not (cell["cell_type"] == "markdown" and source.startswith(NOTES_MARK))]
+    mislabelled = [i for i, _, source, slide_type in listed if source.startswith(NOTES_MARK) and slide_type != "notes"]
+    assert not unmarked, f"{notebook.name}: notes cells {unmarked} should be markdown starting with {NOTES_MARK!r}"
+    assert not mislabelled, f"{notebook.name}: cells {mislabelled} start with {NOTES_MARK!r} but are not 'notes'"
+    silent = [heading for heading, types in sections(notebook).items() if "notes" not in types]
+    assert not silent, f"{notebook.name}: these sections have no speaker notes: {silent}"
+
+
+def test_every_deck_has_at_least_eight_slides(notebook):
+    count = sum(1 for _, _, _, slide_type in cells(notebook) if slide_type in {"slide", "subslide"})
+    assert count >= 8, f"{notebook.name}: {count} slides and sub-slides; a lecture deck needs at least 8"
