@@ -3,7 +3,8 @@
 Notebook 03 integrates ``f(x) = x**2 + sin(x)`` over ``[0, pi]`` (exact value ``pi**3/3 + 2``)
 and then a small tanh network ``f_theta``. What the graph saves for ``torch.trapezoid(f_theta(x), x)``
 is ``activation_bytes(points, width, hidden_layers)``: each hidden layer keeps its tanh output
-(``points x width`` numbers), nothing else grows with the number of points.
+(``points x width`` numbers); besides these, only the grid ``x`` (the first layer's input) and the spacings
+``diff(x)`` that trapezoid makes (``spacing_bytes(points)``) grow with the number of points.
 
 >>> import torch
 >>> x = torch.linspace(0, torch.pi, 1001, dtype=torch.float64)

@@ -60,6 +60,10 @@ class Reveal:
     def _repr_pretty_(self, p, cycle):
         p.text(self.text)
 
+    def _ipython_display_(self):
+        """Nothing: :meth:`Prediction.reveal` printed the text already (a cell ending in ``.reveal(...)`` would
+        otherwise show the verdict twice). ``print(result)`` shows it again."""
+
 
 class Prediction:
     """A committed guess. Made by :func:`predict`; :meth:`reveal` it once the meter has spoken."""

@@ -58,3 +58,15 @@ def test_a_wrong_kind_of_guess_says_how_to_write_it():
 def test_units():
     assert "3x" in predict("factor", guess=3, unit="x").ask()
     assert "1,234" in predict("count", guess=1234, unit="number").ask()
+
+
+def test_a_cell_ending_in_reveal_shows_the_verdict_once(capfd):
+    """In IPython (as in a notebook), the last expression's value is displayed: the printed verdict must not repeat."""
+    from IPython.testing.globalipapp import start_ipython
+
+    shell = start_ipython()
+    shell.run_cell("from course_utils import predict\nguess = predict('bytes', guess=4000)")
+    capfd.readouterr()
+    shell.run_cell("guess.reveal(4000, why='exp keeps its output')")
+    shown = capfd.readouterr().out
+    assert shown.count("exp keeps its output") == 1, f"the verdict should show once; the cell showed:\n{shown}"

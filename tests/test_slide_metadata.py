@@ -4,14 +4,17 @@ The rules a lecturer relies on (CONTRIBUTING.md, "Slides"):
 - every cell says what it is on a slide (``metadata.slideshow.slide_type``);
 - the Colab setup cell and check cells (only ``assert`` statements) are ``skip``: they still run, the room does
   not read them;
-- the title and every ``## `` section open a slide, every ``### `` at least a sub-slide;
-- the demos are on a slide: predictions (``cu.predict``), gauged loops (``.track(``) and explorers are never skipped;
+- the title and every ``## `` section open a slide, every ``### `` at least a sub-slide, and a heading starts its
+  cell (a heading in the middle of a cell would put the end of one section on the next section's slide);
+- the demos are on a slide: predictions (``cu.predict``), gauged loops (``.track(``) and explorer panels
+  (a ``cu.explorers.<name>(...)`` call standing alone) are never skipped;
 - speaker notes are ``notes`` cells that start with ``**Speaker notes.**`` (so a self-paced reader sees what
   they are), and every ``## `` section has at least one;
 - every deck has at least 8 slides.
 """
 import ast
 import json
+import re
 
 import pytest
 from conftest import ROOT
@@ -19,7 +22,8 @@ from conftest import ROOT
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "notes", "-"}
 NOTES_MARK = "**Speaker notes.**"
-DEMO_CALLS = ("cu.predict(", ".track(", "cu.explorers.")
+DEMO_CALLS = ("cu.predict(", ".track(")
+HEADING = re.compile(r"^#{1,3} ", re.MULTILINE)
 
 
 def cells(path):
@@ -35,6 +39,18 @@ def only_asserts(source):
     except SyntaxError:
         return False
     return bool(tree.body) and all(isinstance(statement, ast.Assert) for statement in tree.body)
+
+
+def is_demo(source):
+    """A prediction, a gauged loop, or an explorer panel shown by a statement of its own."""
+    if any(call in source for call in DEMO_CALLS):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+               and ast.unparse(statement.value.func).startswith("cu.explorers.") for statement in tree.body)
 
 
 def sections(path):
@@ -77,11 +93,14 @@ def test_headings_open_slides(notebook):
                 source.startswith("### ") and slide_type not in {"slide", "subslide"}):
             wrong.append((i, source.splitlines()[0], slide_type))
     assert not wrong, f"{notebook.name}: '#'/'##' headings open a slide, '###' at least a sub-slide: {wrong}"
+    buried = [(i, source[match.start():].splitlines()[0]) for i, cell, source, _ in cells(notebook)
+              if cell["cell_type"] == "markdown" for match in HEADING.finditer(source) if match.start() > 0]
+    assert not buried, f"{notebook.name}: split these cells so that the heading starts a cell of its own: {buried}"
 
 
 def test_demos_are_on_the_slides(notebook):
     hidden = [(i, source.splitlines()[0]) for i, cell, source, slide_type in cells(notebook)
-              if cell["cell_type"] == "code" and slide_type == "skip" and any(c in source for c in DEMO_CALLS)]
+              if cell["cell_type"] == "code" and slide_type == "skip" and is_demo(source)]
     assert not hidden, f"{notebook.name}: these demo cells (prediction, gauged loop, explorer) are skipped: {hidden}"
 
 
