@@ -1,0 +1,188 @@
+"""The instructor guide (docs/instructors.md) and the learner times (tools/instructor_guide.py).
+
+- the lecture path's live minutes sum to 90, and every heading the guide cites exists in that notebook;
+- the notebooks' "**Time:**" lines and the guide's generated blocks are current (`--check`);
+- the reading model, calibrated on the versions the issue's reviewer timed, lands inside the reviewer's ranges;
+- the model counts what its docstring says (a small notebook built here), and `--write` touches nothing else;
+- the README links the guide.
+"""
+import dataclasses
+import json
+import re
+import shutil
+
+import nbformat
+import pytest
+
+import instructor_guide as guide
+
+PATH_TABLE = re.compile(r"<!-- lecture-path:.*?-->\n(.*?)<!-- /lecture-path -->", re.S)
+CITATION = re.compile(r"\b(\d\d) «([^»]+)»")
+MODES = {"live", "skip", "homework"}
+
+
+def guide_text(root):
+    return (root / guide.GUIDE).read_text()
+
+
+def lecture_path(root):
+    """``[(notebook number, heading, mode, minutes)]`` from the guide's lecture-path table."""
+    table = PATH_TABLE.search(guide_text(root))
+    assert table, f"{guide.GUIDE} has no <!-- lecture-path ... --> ... <!-- /lecture-path --> table"
+    rows = []
+    for line in table[1].strip().splitlines()[2:]:                      # skip the header and the |---| line
+        number, section, mode, minutes = (cell.strip() for cell in line.strip().strip("|").split(" | "))
+        heading = re.fullmatch(r"«(.+)»", section)
+        assert heading, f"lecture path: write the section as «heading», not {section!r}"
+        rows.append((number, heading[1], mode.split(" (")[0], int(minutes)))
+    return rows
+
+
+def notebook(root, number):
+    (path,) = (root / "notebooks").glob(f"{number}_*.ipynb")
+    return path
+
+
+def test_the_lecture_path_fills_90_minutes_with_live_demos(root):
+    rows = lecture_path(root)
+    assert {mode for _, _, mode, _ in rows} <= MODES, f"each row is one of {sorted(MODES)}"
+    live = sum(minutes for _, _, mode, minutes in rows if mode == "live")
+    assert live == 90, f"the live demos of the lecture path add up to {live} minutes, not 90"
+    assert all(minutes == 0 for _, _, mode, minutes in rows if mode != "live"), (
+        "skipped and homework rows take no class time: give them 0 minutes")
+
+
+def test_every_heading_the_guide_cites_exists_in_its_notebook(root):
+    text = guide_text(root)
+    cited = [(number, heading) for number, heading, _, _ in lecture_path(root)] + [
+        (number, " ".join(heading.split())) for number, heading in CITATION.findall(text)]   # a citation may wrap
+    assert len(cited) > 60, "the guide cites the lecture path's sections and each misconception's refuting section"
+    missing = [(number, heading) for number, heading in cited if heading not in guide.headings(notebook(root, number))]
+    assert not missing, f"headings the guide cites that are not in the notebook (renamed?): {missing}"
+    outside_table = PATH_TABLE.sub("", text)
+    unattributed = [outside_table[max(0, m.start() - 30):m.end() + 30] for m in re.finditer("«", outside_table)
+                    if not re.search(r"\b\d\d $", outside_table[:m.start()])]
+    assert not unattributed, f"cite a section as 'NN «heading»' so that it can be checked: {unattributed}"
+
+
+def test_every_notebook_has_misconceptions_questions_and_its_generated_blocks(root):
+    text = guide_text(root)
+    for path in guide.notebook_paths(root):
+        number = path.stem[:2]
+        section = re.search(rf"^## {number} · .*?(?=^## )", text, re.S | re.M)
+        assert section, f"{guide.GUIDE} has no '## {number} · ...' section for {path.name}"
+        refuted = CITATION.findall(section[0].split("**Common misconceptions.**")[1].split("**The live demo")[0])
+        assert refuted and all(n == number for n, _ in refuted), (
+            f"{path.name}: each misconception cites the section of this notebook that refutes it")
+        asked = section[0].split("**Discussion questions.**")[1].split("**Common misconceptions.**")[0]
+        questions = re.findall(r"^\d\. ", asked, re.M)
+        assert len(questions) == 3, f"{path.name}: three discussion questions, found {len(questions)}"
+        for block in ("objectives", "time", "checks"):
+            assert guide.markers(f"{block}-{number}")[0] in section[0], f"{path.name}: no generated {block} block"
+
+
+def test_times_and_generated_blocks_are_current(root):
+    # Fails until `python tools/instructor_guide.py --write` has run since the notebooks, the model or the
+    # measurements last changed: that is the point.
+    out_of_date = guide.stale(root)
+    assert not out_of_date, ("out of date: run `python tools/instructor_guide.py --write`\n" + "".join(out_of_date.values()))
+
+
+def test_the_calibrated_model_lands_in_the_reviewers_ranges(root):
+    record = json.loads((root / guide.CALIBRATION).read_text())
+    fields = {field.name for field in dataclasses.fields(guide.Features)}
+    for name, entry in record["notebooks"].items():
+        assert set(entry["features"]) == fields, (
+            f"{guide.CALIBRATION} counts other features than the model: run `python tools/instructor_guide.py --calibrate`")
+    results = guide.calibration(root)
+    assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the notebooks the reviewer timed"
+    for name, (estimate, (low, high)) in results.items():
+        assert (low, high) == guide.REVIEWED[name]
+        assert low <= estimate.total <= high, (
+            f"the reading model gives {estimate.total} min for {name} as the reviewer read it; they needed {low}-{high}: "
+            "change the rates in tools/instructor_guide.py (and say why in its docstring)")
+
+
+def _cell(kind, source, **metadata):
+    cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell)(source)
+    cell.metadata.update(metadata)
+    return cell
+
+
+def test_the_model_counts_what_its_docstring_says():
+    nb = nbformat.v4.new_notebook(cells=[
+        _cell("code", guide.SETUP_MARK + "\nimport sys\nsys.path"),                            # not read by learners
+        _cell("markdown", "# 09 · A title\n\n**Time:** about 5 minutes. See [00](00_start_here.ipynb)."),
+        _cell("markdown", guide.NOTES_MARK + " Ask the room first.", slideshow={"slide_type": "notes"}),
+        _cell("markdown", "## 1 · A section\n**Predict:** how many bytes?"),
+        _cell("code", "guess = cu.predict('bytes', guess=...)\n\nx = 1"),
+        _cell("markdown", "**Predict:** and now?"),                                          # answered by no call
+        _cell("code", "cu.explorers.trapezoid()"),
+        _cell("code", "reading = cu.explorers.trapezoid_reading(1, 2, 3)\nassert reading"),    # a check, not a panel
+        _cell("code", "def answer():\n    raise NotImplementedError\n\nchecks.check_answer(answer)"),
+    ])
+    solution = 'def answer():\n    """Why."""\n    return 1\n\n\ndef run_checks():\n    return [check_answer(answer)]\n'
+    found = guide.features(nb, solution)
+    assert found == guide.Features(prose_words=19, code_lines=8, predictions=2, exercises=1, solution_lines=1, explorers=1)
+    estimate = guide.Estimate(found, run_seconds=6)
+    assert estimate.total == round(19 / guide.PROSE_WORDS_PER_MINUTE + 8 * guide.SECONDS_PER_CODE_LINE / 60
+                                   + 2 * guide.MINUTES_PER_PREDICTION + guide.MINUTES_PER_EXERCISE
+                                   + guide.MINUTES_PER_SOLUTION_LINE + guide.MINUTES_PER_EXPLORER + 0.1, 1)
+
+
+def test_check_cells_are_read_under_their_section_with_their_messages(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[
+        _cell("markdown", "# 09 · Title\n\n**Time:** about 5 minutes."),
+        _cell("markdown", "## 1 · First\ntext"),
+        _cell("code", "order = 2.0\nassert 1.95 < order < 2.05, f'the fit gave h^{order:.3f}'"),
+        _cell("code", "if device.type == 'cuda':\n    assert False, 'CUDA only'"),
+        _cell("markdown", "### A sub-section"),
+        _cell("code", "for c in (1, 2):\n    assert c > 0, 'positive'"),
+    ])
+    path = tmp_path / "09_new.ipynb"
+    nbformat.write(nb, path)
+    assert guide.check_cells(path) == [("1 · First", [("1.95 < order < 2.05", "the fit gave h^{order}")]),
+                                       ("A sub-section", [("c > 0", "positive")])]
+
+
+def copy_course(root, to):
+    """What the guide's tool reads: notebooks, solutions, the guide, the measurements and pyproject.toml."""
+    for folder in ("notebooks", "solutions", "docs", "data"):
+        shutil.copytree(root / folder, to / folder, ignore=shutil.ignore_patterns("clinic", "reference", "site"))
+    shutil.copy(root / "pyproject.toml", to / "pyproject.toml")
+
+
+def test_write_changes_only_the_time_lines_and_the_guide_and_is_idempotent(tmp_path, root):
+    copy_course(root, tmp_path)
+    path = tmp_path / "notebooks" / "01_graph_lifecycle.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    index = guide.title_cell(notebook, path.name)
+    notebook.cells[index].source = guide.TIME_LINE.sub("**Time:** about 1 minutes.", notebook.cells[index].source)
+    nbformat.write(notebook, path)
+    before = path.read_text()
+
+    assert "notebooks/01_graph_lifecycle.ipynb" in guide.stale(tmp_path, write=True)
+    assert guide.stale(tmp_path) == {}, "after --write everything is current"
+    expected = f"**Time:** about {guide.estimate(path, tmp_path).rounded} minutes."
+    assert path.read_text() == before.replace("**Time:** about 1 minutes.", expected), (
+        "--write changes the Time line of the title cell and not one other byte")
+
+
+def test_a_guide_without_a_block_says_how_to_add_it(tmp_path, root):
+    copy_course(root, tmp_path)
+    text = (tmp_path / guide.GUIDE).read_text()
+    start, end = guide.markers("memory")
+    (tmp_path / guide.GUIDE).write_text(re.sub(re.escape(start) + ".*?" + re.escape(end), "", text, flags=re.S))
+    with pytest.raises(SystemExit, match="has no <!-- memory: written by"):
+        guide.stale(tmp_path)
+
+
+def test_readme_links_the_guide(root):
+    assert "](docs/instructors.md)" in (root / "README.md").read_text(), (
+        "README's 'For instructors' should link the instructor guide: [docs/instructors.md](docs/instructors.md)")
+
+
+def test_the_tools_docstring_examples_run():
+    import doctest
+    result = doctest.testmod(guide)
+    assert result.attempted >= 3 and result.failed == 0, f"tools/instructor_guide.py's examples: {result}"
