@@ -40,6 +40,9 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" "torch==$(TORCH)" \
 	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
+	@# JupyterLab's settings for this environment: no "news?" pop-up over the notebook (or the projector), no update checks
+	@mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp tools/jupyterlab_overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -8,6 +8,9 @@ Every public name is listed in ``_PUBLIC`` below and imported on first use, so t
 ...     x = torch.zeros(1000)
 >>> live.bytes
 4000
+
+With ``AMLAB_LECTURE=1`` in the environment (``make present`` sets it), importing the package switches on
+:func:`lecture_style` (projector-readable plots, gauges and tables) in every kernel; otherwise it imports nothing more.
 """
 from importlib import import_module
 
@@ -32,7 +35,7 @@ _PUBLIC = {
     "time_call": "measurement",
     # live display and pictures
     "MemoryGauge": "gauges", "paced": "pacing",
-    "plot_trace": "plots", "compare_traces": "plots",
+    "plot_trace": "plots", "compare_traces": "plots", "lecture_style": "lecture", "lecture": None,
     "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs",
     "GraphTable": "graphs", "NoGraphError": "graphs",
     # exercises, predictions and explorers
@@ -59,3 +62,15 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_PUBLIC))
+
+
+def _lecture_from_environment():
+    from os import environ
+
+    from .lecture import ENV_VAR
+
+    if environ.get(ENV_VAR, "0") not in ("", "0"):
+        __getattr__("lecture_style")()
+
+
+_lecture_from_environment()

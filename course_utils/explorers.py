@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from . import lecture
 from .graphs import lifecycle
 from .integrate import ScalarNet, grid, spacing_bytes
 from .meters import GraphMemory, LiveTensors
@@ -103,8 +104,9 @@ class Explorer(ShowsAsText):
             else:
                 control = w.Dropdown(options=list(options), **common)
             inputs[name] = control.add_class(f"amlab-explorer-{name}")
-        readout = w.HTML(self.reading.html()).add_class("amlab-explorer-readout")
-        status = w.HTML(self._status()).add_class("amlab-explorer-status")
+        text = {"style": {"font_size": f"{lecture.WIDGET_PX}px"}} if lecture.is_on() else {}  # lecture: projector text
+        readout = w.HTML(self.reading.html(), **text).add_class("amlab-explorer-readout")
+        status = w.HTML(self._status(), **text).add_class("amlab-explorer-status")
 
         def changed(_):
             try:
@@ -117,7 +119,7 @@ class Explorer(ShowsAsText):
 
         for control in inputs.values():
             control.observe(changed, names="value")
-        left = w.VBox([w.HTML(f"<b>{html.escape(self.title)}</b>"), *inputs.values(), status],
+        left = w.VBox([w.HTML(f"<b>{html.escape(self.title)}</b>", **text), *inputs.values(), status],
                       layout=w.Layout(width="23em", min_width="23em"))
         return w.HBox([left, readout]).add_class("amlab-explorer")
 
@@ -493,9 +495,17 @@ class LaplacianReading:
             ax.grid(alpha=0.3)
         axes[0].set_ylabel("peak bytes")
         axes[1].set_ylabel("ms per step")
-        figure.legend(*axes[1].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7, frameon=False)
+        handles, labels = axes[1].get_legend_handles_labels()
+        others = ""
+        if lecture.is_on():  # a lecture's legend names the chosen method and the live points only
+            kept = [i for i, label in enumerate(labels) if label == self.method or label.startswith("live")]
+            others = f"faint: the other {len(labels) - len(kept)} methods"
+            handles, labels = [handles[i] for i in kept], [labels[i] for i in kept]
+        figure.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False, title=others or None)
         figure.suptitle(reference_label, fontsize=8)
         figure.subplots_adjust(left=0.1, right=0.97, bottom=0.38, top=0.9, wspace=0.3)  # tight_layout costs ~0.1 s
+        if lecture.is_on():
+            lecture.readable(figure, dpi=96)  # SVG text is in points, shown at 96 CSS px per inch
         buffer = io.StringIO()
         with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text: a third faster, and smaller
             figure.savefig(buffer, format="svg")

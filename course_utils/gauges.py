@@ -15,7 +15,9 @@ In a notebook the gauge is an ipywidgets panel: one row per meter with a bar, th
 and a sparkline, and a status line (step, growth per step, budget). It redraws at most
 ``max_redraws_per_second`` times (10) plus once at the end, so drawing does not slow a fast loop.
 When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
-do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary.
+do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary. In lecture
+mode (:func:`~course_utils.lecture.lecture_style`) the panel is HTML replaced in place (live in the RISE
+slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 20 px.
 
 Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
 :func:`memory_budget` when ``budget`` is set) are read at every sample; the device's counters
@@ -31,6 +33,7 @@ import weakref
 
 import torch
 
+from . import lecture
 from .budget import memory_budget
 from .meters import GraphMemory, LiveTensors, device_memory
 from .trace import Trace
@@ -326,20 +329,22 @@ class _WidgetView:
 
         self.model = model
         self.cells = {}
+        # ipywidgets' own font-size style; the em widths below grow with it (lecture mode: readable on a projector)
+        text = {"style": {"font_size": f"{lecture.WIDGET_PX}px"}} if lecture.is_on() else {}
         rows = []
         for name in model.meters:
-            label = w.Label(METERS[name], layout=w.Layout(width="11em"))
+            label = w.Label(METERS[name], layout=w.Layout(width="11em"), **text)
             if not model.available[name]:
-                na = w.HTML("<i>not available here</i>").add_class("amlab-gauge-na")
+                na = w.HTML("<i>not available here</i>", **text).add_class("amlab-gauge-na")
                 rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
                 continue
             self.cells[name] = (w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
-                                w.HTML(layout=w.Layout(width="7em")).add_class("amlab-gauge-value"),
-                                w.HTML(layout=w.Layout(width="9em")).add_class("amlab-gauge-peak"),
-                                w.HTML().add_class("amlab-gauge-spark"))
+                                w.HTML(layout=w.Layout(width="7em"), **text).add_class("amlab-gauge-value"),
+                                w.HTML(layout=w.Layout(width="9em"), **text).add_class("amlab-gauge-peak"),
+                                w.HTML(**text).add_class("amlab-gauge-spark"))
             rows.append(w.HBox([label, *self.cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
-        title = w.HTML(f"<b>{html.escape(model.title)}</b>")
-        self.status = w.HTML().add_class("amlab-gauge-status")
+        title = w.HTML(f"<b>{html.escape(model.title)}</b>", **text)
+        self.status = w.HTML(**text).add_class("amlab-gauge-status")
         self.box = w.VBox([title, *rows, self.status]).add_class("amlab-gauge")
         if _in_kernel():
             from IPython.display import display
@@ -350,18 +355,78 @@ class _WidgetView:
     def redraw(self):
         model = self.model
         for name, (bar, value, peak, spark) in self.cells.items():
-            last, top = model.last(name), model.peak(name)
-            if model.budget is not None and name == "live":
-                level, scale = _budget_level(model.budget_fraction()), model.budget
-            else:
-                level, scale = "info", _nice_ceiling(max(top or 0, 1))
+            row = _Row(model, name)
             with bar.hold_sync():
-                bar.max, bar.value, bar.bar_style = scale, min(last or 0, scale), level
-            value.value = f"<span title='{last:,} bytes'>{format_bytes(last)}</span>" if last is not None else "n/a"
-            peak.value = f"peak {format_bytes(top)}"
-            spark.value = _sparkline_svg(model.trace.values.get(name, [])[-200:], colour=_COLOURS[level])
-        self.status.value = (f"<span style='color:{_COLOURS[model.level()]}'>"
-                             f"{html.escape(model.status_line())}</span>")
+                bar.max, bar.value, bar.bar_style = row.scale, min(row.last or 0, row.scale), row.level
+            value.value, peak.value, spark.value = row.value_html, row.peak_text, row.spark
+        self.status.value = _status_html(model)
+
+
+class _Row:
+    """What a view shows of one meter now: its last reading (exact bytes in the value's title), peak, bar and colour."""
+
+    def __init__(self, model, name):
+        self.last, top = model.last(name), model.peak(name)
+        if model.budget is not None and name == "live":
+            self.level, self.scale = _budget_level(model.budget_fraction()), model.budget
+        else:
+            self.level, self.scale = "info", _nice_ceiling(max(top or 0, 1))
+        self.value_html = (f"<span title='{self.last:,} bytes'>{format_bytes(self.last)}</span>"
+                           if self.last is not None else "n/a")
+        self.peak_text = f"peak {format_bytes(top)}"
+        self.spark = _sparkline_svg(model.trace.values.get(name, [])[-200:], colour=_COLOURS[self.level])
+
+
+def _status_html(model):
+    return f"<span style='color:{_COLOURS[model.level()]}'>{html.escape(model.status_line())}</span>"
+
+
+class _HtmlView:
+    """The same panel as plain HTML, displayed once and replaced in place at each redraw (``update_display_data``):
+    live in any Jupyter front end, also where ipywidgets cannot load. jupyterlab-rise 0.43.1's slideshow is such a
+    place (its app lacks the ``@jupyterlab/console`` that ipywidgets 8's manager needs), so lecture mode uses this view.
+    Same classes as the widget view (``.amlab-gauge-live .amlab-gauge-value span``, exact bytes in its title); its
+    last frame stays in a saved notebook, so no separate summary is shown after it."""
+
+    def __init__(self, model):
+        self.model = model
+        self.handle = None
+        if _in_kernel():
+            from IPython.display import display
+            self.handle = display(self.bundle(), raw=True, display_id=True)
+
+    def bundle(self):
+        """The panel now: HTML, and as text the status line while it runs, the summary's text once it ended."""
+        done = not self.model.running
+        return {"text/html": self.html(), "text/plain": str(self.model.summary()) if done else self.model.status_line()}
+
+    def html(self):
+        model = self.model
+        size = f"font-size:{lecture.WIDGET_PX}px;" if lecture.is_on() else ""
+        cell = "<td style='padding:0.1em 0.6em 0.1em 0;text-align:{}' class='{}'>{}</td>"
+        rows = []
+        for name in model.meters:
+            label = cell.format("left", "amlab-gauge-label", html.escape(METERS[name]))
+            if not model.available.get(name, False):
+                rows.append(f"<tr class='amlab-gauge-row amlab-gauge-{name}'>{label}"
+                            f"<td colspan='4' class='amlab-gauge-na'><i>not available here</i></td></tr>")
+                continue
+            row = _Row(model, name)
+            fill = 100 * min(row.last or 0, row.scale) / row.scale
+            bar = (f"<div style='background:#e0e0e0;width:14em;height:0.8em'><div style='background:"
+                   f"{_COLOURS[row.level]};width:{fill:.1f}%;height:100%'></div></div>")
+            rows.append(f"<tr class='amlab-gauge-row amlab-gauge-{name}'>{label}{cell.format('left', 'amlab-gauge-bar', bar)}"
+                        f"{cell.format('right', 'amlab-gauge-value', row.value_html)}"
+                        f"{cell.format('right', 'amlab-gauge-peak', row.peak_text)}"
+                        f"{cell.format('left', 'amlab-gauge-spark', row.spark)}</tr>")
+        # the size goes on the table too: JupyterLab's own CSS gives tables in an output a font size of their own
+        return (f"<div class='amlab-gauge' style='{size}line-height:1.4'><b>{html.escape(model.title)}</b>"
+                f"<table style='{size}border-collapse:collapse'>{''.join(rows)}</table>"
+                f"<div class='amlab-gauge-status'>{_status_html(model)}</div></div>")
+
+    def redraw(self):
+        if self.handle is not None:
+            self.handle.update(self.bundle(), raw=True)
 
 
 class _Tracked:
@@ -415,21 +480,22 @@ class MemoryGauge:
 
     Every run (each ``with`` or ``track``) enters fresh meters and starts a fresh ``trace``; the
     meters are exited when the loop ends, however it ends (a ``break`` included). ``mode``:
-    ``"auto"`` (widgets in a kernel, text elsewhere), ``"widget"`` or ``"text"``. The gauge is a
-    :class:`GaugeModel` (``gauge.model``: meters, samples, ``status``) shown by a widget view.
+    ``"auto"`` (widgets in a kernel, HTML redisplayed in place in lecture mode, text elsewhere), ``"widget"``,
+    ``"html"`` or ``"text"``. The gauge is a :class:`GaugeModel` (``gauge.model``: meters, samples, ``status``)
+    shown by a view.
     """
 
     def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
                  title="Memory", max_redraws_per_second=10, mode="auto"):
         if max_redraws_per_second <= 0:
             raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
-        if mode not in ("auto", "widget", "text"):
-            raise ValueError(f"mode must be 'auto', 'widget' or 'text', got {mode!r}")
+        if mode not in ("auto", "widget", "html", "text"):
+            raise ValueError(f"mode must be 'auto', 'widget', 'html' or 'text', got {mode!r}")
         self.model = GaugeModel(meters, budget, title)
         self.min_interval = 1.0 / max_redraws_per_second
         self.mode = mode
         self.redraws = 0
-        self.view = None  # a _WidgetView while widgets are in use
+        self.view = None  # a _WidgetView or _HtmlView while a kernel shows the gauge
         self._next_draw = float("-inf")
 
     # the model's state, read through the gauge
@@ -443,7 +509,7 @@ class MemoryGauge:
 
     @property
     def _widgets(self):
-        return None if self.view is None else {"cells": self.view.cells, "status": self.view.status}
+        return {"cells": self.view.cells, "status": self.view.status} if isinstance(self.view, _WidgetView) else None
 
     # ------------------------------------------------------------ driving it
     def include(self, *items):
@@ -463,8 +529,10 @@ class MemoryGauge:
     def __enter__(self):
         self.model.start()
         self.redraws, self._next_draw = 0, float("-inf")
-        use_widgets = self.mode == "widget" or (self.mode == "auto" and _in_kernel())
-        self.view = _WidgetView(self.model) if use_widgets else None
+        view = self.mode
+        if view == "auto":
+            view = ("html" if lecture.is_on() else "widget") if _in_kernel() else "text"
+        self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
         return self
 
     def sample(self, step=None, label=None):
@@ -485,7 +553,8 @@ class MemoryGauge:
             self.model.stop(exc_type, exc, tb, left_early)
         finally:
             self._redraw()
-            _show(self.summary())
+            if not (isinstance(self.view, _HtmlView) and self.view.handle is not None):  # its last frame is the summary
+                _show(self.summary())
 
     def _redraw(self):
         self.redraws += 1
@@ -521,5 +590,6 @@ class GaugeSummary:
         head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
         body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
                                         for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
-        return (f"<table class='amlab-gauge-summary'><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
+        size = f" style='font-size:{lecture.WIDGET_PX}px'" if lecture.is_on() else ""
+        return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
                 f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

@@ -11,11 +11,13 @@
 'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
-step, and fonts are large enough for a projector.
+step, and fonts are large enough for a screen; in lecture mode (:func:`~course_utils.lecture.lecture_style`) they
+are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the first ones given.
 """
 from typing import TYPE_CHECKING, Optional
 
 from .gauges import METERS
+from .lecture import SIZES_PX, is_on, points
 from .trace import Trace
 from .units import format_bytes
 
@@ -24,7 +26,14 @@ if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
 
 __all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes"]
 
-FONT = {"title": 15, "label": 13, "ticks": 11, "legend": 12}
+FONT = {"title": 15, "label": 13, "ticks": 11, "legend": 12, "suptitle": 16}  # points, outside lecture mode
+_LECTURE_ROLE = {"title": "axes.titlesize", "label": "axes.labelsize", "ticks": "xtick.labelsize",
+                 "legend": "legend.fontsize", "suptitle": "figure.titlesize"}
+
+
+def _size(role, default=None):
+    """A text role's font size in points: ``default`` (or FONT's) normally, the lecture size in lecture mode."""
+    return points(SIZES_PX[_LECTURE_ROLE[role]]) if is_on() else default or FONT[role]
 
 
 def _bytes_axis(ax, xlabel="step"):
@@ -33,9 +42,9 @@ def _bytes_axis(ax, xlabel="step"):
 
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: format_bytes(value)))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel(xlabel, fontsize=FONT["label"])
-    ax.set_ylabel("memory (bytes, 1 kB = 1,000 B)", fontsize=FONT["label"])
-    ax.tick_params(labelsize=FONT["ticks"])
+    ax.set_xlabel(xlabel, fontsize=_size("label"))
+    ax.set_ylabel("memory (bytes, 1 kB = 1,000 B)", fontsize=_size("label"))
+    ax.tick_params(labelsize=_size("ticks"))
     ax.grid(alpha=0.3)
 
 
@@ -49,7 +58,7 @@ def _figure(panels, title, width_per_panel, height, vertical=False):
     shape = (panels, 1) if vertical else (1, panels)
     size = (width_per_panel, height * panels) if vertical else (width_per_panel * panels, height)
     fig, axes = plt.subplots(*shape, figsize=size, squeeze=False, sharex=vertical)
-    fig.suptitle(title, fontsize=FONT["title"] + 1, fontweight="bold")
+    fig.suptitle(title, fontsize=_size("suptitle"), fontweight="bold")
     return fig, list(axes.flat)
 
 
@@ -58,13 +67,13 @@ def plot_trace(trace: Trace, meters: Optional[list] = None, title: Optional[str]
     meters = [name for name in (meters or trace.values) if trace.series(name)[0]]
     if not meters:
         raise ValueError(f"{trace!r} has no samples to plot")
-    fig, axes = _figure(len(meters), title or trace.name or "Memory per step", 9, 2.6, vertical=True)
+    fig, axes = _figure(len(meters), title or trace.name or "Memory per step", 9, 3.6 if is_on() else 2.6, vertical=True)
     for ax, meter in zip(axes, meters):
         steps, values = trace.series(meter)
         ax.plot(steps, values, marker="o" if len(steps) < 30 else None, linewidth=2,
                 label=_growth_label(METERS.get(meter, meter), trace, meter))
-        ax.set_title(METERS.get(meter, meter), fontsize=FONT["title"])
-        ax.legend(fontsize=FONT["legend"], loc="upper left")
+        ax.set_title(METERS.get(meter, meter), fontsize=_size("title"))
+        ax.legend(fontsize=_size("legend"), loc="upper left")
         _bytes_axis(ax)
     fig.tight_layout()
     return fig
@@ -89,8 +98,8 @@ def compare_traces(traces: dict, meters: Optional[list] = None, title: str = "Le
         for name, trace in traces.items():
             steps, values = trace.series(meter)
             ax.plot(steps, values, linewidth=2.5, label=_growth_label(name, trace, meter))
-        ax.set_title(METERS.get(meter, meter), fontsize=FONT["title"])
-        ax.legend(fontsize=FONT["legend"], loc="upper left")
+        ax.set_title(METERS.get(meter, meter), fontsize=_size("title"))
+        ax.legend(fontsize=_size("legend"), loc="upper left")
         _bytes_axis(ax)
     fig.tight_layout()
     return fig
@@ -125,5 +134,5 @@ def log_bytes(figure, steps: int) -> None:
     for ax in figure.axes:
         log_axis(ax)
         ax.set_xlim(-0.5, steps)
-        ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1))
+        ax.legend(fontsize=_size("legend", 10), loc="upper left", bbox_to_anchor=(1.02, 1))
     figure.tight_layout()

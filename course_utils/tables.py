@@ -17,9 +17,14 @@ one step
 | saved | 0 B |
 <BLANKLINE>
 one step
+
+In lecture mode (:func:`~course_utils.lecture.lecture_style`) a table *displays* (Markdown, IPython's text) only its
+``key_rows``, or its first ``lecture.TABLE_ROWS`` rows, and then a line "… N more rows"; ``str()`` stays whole.
 """
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
+
+from . import lecture
 
 __all__ = ["ShowsAsText", "Table"]
 
@@ -34,12 +39,27 @@ class ShowsAsText:
 @dataclass
 class Table(ShowsAsText):
     """``header`` and ``rows`` of cells (anything ``str`` accepts); ``align`` one letter per column,
-    ``"l"`` or ``"r"`` (all left by default); ``caption`` a line under the table."""
+    ``"l"`` or ``"r"`` (all left by default); ``caption`` a line under the table; ``key_rows`` the indices of the
+    rows that matter, the ones a lecture shows (default: the first ``lecture.TABLE_ROWS``).
+
+    >>> from course_utils import lecture_style
+    >>> table = Table(("step", "bytes"), [(step, 4000 * step) for step in range(10)], key_rows=(0, 9))
+    >>> lecture_style()
+    >>> print(table._repr_markdown_())
+    | step | bytes |
+    |:---|:---|
+    | 0 | 0 |
+    | 9 | 36000 |
+    <BLANKLINE>
+    … 8 more rows: 1, 2, 3, 4, 5, 6, 7, 8
+    >>> lecture_style(False)
+    """
 
     header: Sequence
     rows: list = field(default_factory=list)
     align: Optional[str] = None
     caption: str = ""
+    key_rows: Sequence = ()
 
     def __post_init__(self):
         self.rows = [tuple(row) for row in self.rows]  # a generator of rows is read once, here
@@ -49,21 +69,44 @@ class Table(ShowsAsText):
         widths = {len(row) for row in self.rows} - {len(self.header)}
         if widths:
             raise ValueError(f"every row needs {len(self.header)} cells like the header; found rows of {sorted(widths)}")
+        self.key_rows = tuple(self.key_rows)
+        outside = [i for i in self.key_rows if not 0 <= i < len(self.rows)]
+        if outside:
+            raise ValueError(f"key_rows are row indices from 0 to {len(self.rows) - 1}; got {outside}")
 
-    def _cells(self) -> list:
-        return [[str(cell) for cell in self.header]] + [[str(cell) for cell in row] for row in self.rows]
+    def _shown(self) -> tuple:
+        """The rows to display and the line that says what was left out (lecture mode), or all rows and ""."""
+        if not lecture.is_on():
+            return self.rows, ""
+        keep = set(self.key_rows) if self.key_rows else set(range(lecture.TABLE_ROWS))
+        left_out = [row for i, row in enumerate(self.rows) if i not in keep]
+        if not left_out:
+            return self.rows, ""
+        names = ", ".join(str(row[0]) for row in left_out)
+        return ([row for i, row in enumerate(self.rows) if i in keep],
+                f"… {len(left_out)} more row{'s' if len(left_out) > 1 else ''}: {names}")
 
-    def __str__(self) -> str:
-        cells = self._cells()
+    def _cells(self, rows) -> list:
+        return [[str(cell) for cell in self.header]] + [[str(cell) for cell in row] for row in rows]
+
+    def _text(self, rows, more="") -> str:
+        cells = self._cells(rows)
         widths = [max(len(row[i]) for row in cells) for i in range(len(self.header))]
         pad = {"l": str.ljust, "r": str.rjust}
         lines = ["  ".join(pad[a](cell, w) for cell, w, a in zip(row, widths, self.align)).rstrip() for row in cells]
-        return "\n".join(lines + ([self.caption] if self.caption else []))
+        return "\n".join(lines + [line for line in (more, self.caption) if line])
+
+    def __str__(self) -> str:
+        return self._text(self.rows)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(self._text(*self._shown()))
 
     def _repr_markdown_(self) -> str:
         escape = lambda cell: cell.replace("|", "\\|").replace("\n", " ")
-        header, *rows = self._cells()
+        rows, more = self._shown()
+        header, *rows = self._cells(rows)
         lines = ["| " + " | ".join(map(escape, header)) + " |",
                  "|" + "|".join(":---" if a == "l" else "---:" for a in self.align) + "|"]
         lines += ["| " + " | ".join(map(escape, row)) + " |" for row in rows]
-        return "\n".join(lines + (["", self.caption] if self.caption else []))
+        return "\n".join(lines + [line for text in (more, self.caption) if text for line in ("", text)])

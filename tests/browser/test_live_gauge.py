@@ -28,9 +28,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
 GAUGE_VALUE = ".amlab-gauge-live .amlab-gauge-value span"
-# JupyterLab's own settings for this throw-away server: no news to ask about, no update checks.
-LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-                {"fetchNews": "false", "checkForUpdates": False}}
+# JupyterLab's settings for this throw-away server: the ones `make` gives the course's environment (no news to ask
+# about, no update checks), as user settings files ("@org/plugin:id" -> "@org/plugin/id.jupyterlab-settings").
+LAB_SETTINGS = {plugin.replace(":", "/") + ".jupyterlab-settings": values for plugin, values in
+                json.loads((ROOT / "tools" / "jupyterlab_overrides.json").read_text()).items()}
 
 
 def api(url, token, method="GET"):
@@ -43,7 +44,7 @@ def api(url, token, method="GET"):
 class Lab:
     """A JupyterLab server in a temporary folder; ``stop()`` shuts its kernels and itself down."""
 
-    def __init__(self, folder, port):
+    def __init__(self, folder, port, env=None):
         self.port, self.token = port, secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
         settings = folder / "lab-settings"
@@ -59,7 +60,7 @@ class Lab:
              f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []), f"--ServerApp.root_dir={folder / 'notebooks'}",
              f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}"],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=folder,
-            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime")},
+            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), **(env or {})},
         )
 
     def wait_until_up(self, timeout=90):
@@ -115,23 +116,30 @@ READ_STATE = """() => {
     };
 }""" % GAUGE_VALUE
 
-# Record the page's state each time the DOM changes it (not by polling, which can miss a redraw).
-WATCH = """() => {
+
+
+def watch(read_state):
+    """JavaScript that records ``read_state()`` in ``window.__gaugeStates`` each time the DOM changes it
+    (a MutationObserver, not polling, which can miss a redraw)."""
+    return """() => {
     const read = %s;
     const states = window.__gaugeStates = [read()];
     new MutationObserver(() => {
-        const state = read(), last = states[states.length - 1];
-        if (state.prompt !== last.prompt || state.value !== last.value || state.exact !== last.exact
-                || state.printed !== last.printed) {
+        const state = read();
+        if (JSON.stringify(state) !== JSON.stringify(states[states.length - 1])) {
             states.push(state);
         }
     }).observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
-}""" % READ_STATE
+}""" % read_state
 
 
-def in_chromium(tmp_path, port, notebook, drive):
-    """Serve ``notebook`` (from this folder) with a fresh JupyterLab, open chromium, and return
-    ``drive(page, lab)``; the browser and the server are stopped however it ends."""
+WATCH = watch(READ_STATE)
+
+
+def in_chromium(tmp_path, port, notebook, drive, env=None):
+    """Serve ``notebook`` (a name in this folder, or a path) with a fresh JupyterLab (``env``: more environment
+    variables), open chromium, and return ``drive(page, lab)``; the browser and the server are stopped however
+    it ends."""
     assert Path(CHROMIUM).exists(), (
         f"{CHROMIUM} is missing: the browser test needs Debian's chromium. `make test` installs it "
         "(or run: sudo apt-get install chromium)")
@@ -141,10 +149,11 @@ def in_chromium(tmp_path, port, notebook, drive):
         raise AssertionError("the Python package 'playwright' is missing: `make test` installs the test extras "
                              "(pip install -e '.[test]')") from error
 
+    source = HERE / notebook
     (tmp_path / "notebooks").mkdir()
-    shutil.copy(HERE / notebook, tmp_path / "notebooks" / notebook)
+    shutil.copy(source, tmp_path / "notebooks" / source.name)
     (ROOT / "artifacts").mkdir(exist_ok=True)
-    lab = Lab(tmp_path, port)
+    lab = Lab(tmp_path, port, env)
     try:
         lab.wait_until_up()
         with sync_playwright() as playwright:

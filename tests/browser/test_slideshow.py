@@ -1,0 +1,137 @@
+"""Notebook 04 as a live RISE slideshow: the gauge moves on its own slide (JupyterLab + jupyterlab-rise + chromium).
+
+What a lecturer does after ``make present`` (which sets AMLAB_LECTURE=1, so every kernel is in lecture mode):
+open the notebook in JupyterLab and run it from the top, so that the cells the slides skip (imports, the problem's
+set-up) have run; open the slideshow, RISE's ``/rise/<notebook>`` page ("Open as Reveal Slideshow"), which joins the
+notebook's kernel session rather than starting a kernel of its own; on the gauge's slide, run the cell with Ctrl+Enter
+(it stays on the slide; Shift+Enter would run it and move on). Here "from the top" is Run > "Run All Above Selected
+Cell" on the gauge's cell: the kernel is as a run-through leaves it for that cell, in a third of the time.
+
+A MutationObserver on the slideshow page records the gauge's cell: while it runs ("[*]") on the slide shown, the
+gauge's value must change at least three times, and it must end on the live meter's reading after the last step,
+which the test asks the kernel for (jupyter_client, on the kernel's own connection file). Lecture mode shows the gauge as HTML
+replaced in place: ipywidgets do not load in jupyterlab-rise 0.43.1's app (its shared modules lack the
+@jupyterlab/console that ipywidgets 8's manager needs), and the test checks the gauge's text is >= 16 px there.
+The gauge's cell is found by its content (``gauge.track(`` under the "## 2 · Full backpropagation" heading), its
+slide by RISE's ``activeCellIndex``. A screenshot of the slide goes to ``artifacts/slideshow_04.png``.
+"""
+import re
+import time
+
+import nbformat
+from jupyter_client import BlockingKernelClient
+from test_live_gauge import ROOT, api, in_chromium, open_when_idle, watch
+
+from course_utils import format_bytes, lecture
+
+NOTEBOOK = ROOT / "notebooks" / "04_euler_ode_truncation.ipynb"
+SECTION = "## 2 · Full backpropagation"
+
+READ_SLIDE = """() => {
+    const cell = Array.from(document.querySelectorAll('.jp-CodeCell'))
+        .find(c => c.querySelector('.jp-InputArea').textContent.includes('gauge.track('));
+    if (!cell) return {found: false};
+    const value = cell.querySelector('.amlab-gauge-live .amlab-gauge-value span');
+    return {
+        found: true,
+        shown: cell.closest('section.present') !== null,
+        prompt: cell.querySelector('.jp-InputPrompt').textContent,
+        value: value ? value.textContent : null,
+        exact: value ? value.getAttribute('title') : null,
+        px: value ? parseFloat(getComputedStyle(value).fontSize) : null,
+        errors: Array.from(cell.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]')).map(e => e.textContent),
+    };
+}"""
+
+
+def gauge_cell_index(path=NOTEBOOK):
+    """The index of the first cell that runs ``gauge.track(`` in the section headed ``SECTION``."""
+    section = ""
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "markdown":
+            section = next((line for line in reversed(cell.source.splitlines()) if line.startswith("## ")), section)
+        elif "gauge.track(" in cell.source and section.startswith(SECTION):
+            return index
+    raise AssertionError(f"{path.name} has no code cell with `gauge.track(` under its {SECTION!r} heading")
+
+
+def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(tmp_path, free_port):
+    screenshot = ROOT / "artifacts" / "slideshow_04.png"
+    observed, meter = in_chromium(tmp_path, free_port, NOTEBOOK, lambda page, lab: present(page, lab, tmp_path, screenshot),
+                                  env={lecture.ENV_VAR: "1"})
+
+    while_running = [state for state in observed if "*" in state["prompt"]]
+    assert while_running and all(state["shown"] for state in while_running), (
+        "the gauge's cell left the slide shown while it ran: RISE moved to another slide")
+    values = [state["value"] for state in while_running if state["value"]]
+    changes = sum(1 for before, after in zip(values, values[1:]) if after != before)
+    assert changes >= 3, (f"on the slide, the gauge's value changed {changes} times while the cell ran (want >= 3): "
+                          f"seen {values[:20]}; the gauge is not live in the slideshow")
+    final = observed[-1]
+    assert not final["errors"], f"the gauge's cell raised on its slide: {final['errors']}"
+    assert final["exact"] == f"{meter:,} bytes" and final["value"] == format_bytes(meter), (
+        f"the gauge ends on {final['value']!r} ({final['exact']}); after the last step the live meter read {meter:,} bytes")
+    assert final["px"] >= lecture.MIN_PX, f"the gauge's text is {final['px']} px on the slide; lecture mode wants >= 16"
+
+
+def present(page, lab, folder, screenshot, timeout=150):
+    """Run the notebook above the gauge in JupyterLab, open the slideshow on the gauge's slide, run the gauge's cell
+    there; return the states the page went through and the live meter's final bytes, read from the kernel."""
+    deadline = time.monotonic() + timeout
+    index = gauge_cell_index()
+    open_when_idle(page, lab, NOTEBOOK.name, deadline)
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    assert "gauge.track(" in cell.text_content(), f"JupyterLab's cell {index} is not the gauge's cell"
+    cell.locator(".jp-InputPrompt").click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Above Selected Cell").first.click()
+    above = f"() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell')).slice(0, {index})"
+    while True:
+        errors = page.evaluate(f"{above}.flatMap(c => Array.from(c.querySelectorAll("
+                               "'[data-mime-type=\"application/vnd.jupyter.error\"]')).map(e => e.textContent))")
+        assert not errors, f"a cell above the gauge raised in JupyterLab: {errors[0][:500]}"
+        prompts = page.evaluate(f"{above}.filter(c => c.classList.contains('jp-CodeCell'))"
+                                ".map(c => c.querySelector('.jp-InputPrompt').textContent.trim())")
+        if all(re.fullmatch(r"\[\d+\]:", prompt) for prompt in prompts):
+            break
+        assert time.monotonic() < deadline, f"the cells above the gauge did not finish: prompts {prompts}"
+        page.wait_for_timeout(250)
+
+    slides = page.context.new_page()
+    slides.set_default_timeout(60_000)
+    slides.goto(f"{lab.base}/rise/{NOTEBOOK.name}?activeCellIndex={index}&token={lab.token}")
+    gauge_cell = slides.locator("section.present .jp-CodeCell", has_text="gauge.track(")
+    gauge_cell.wait_for()
+    slides.evaluate(watch(READ_SLIDE))
+    gauge_cell.locator(".jp-InputPrompt").click()
+    slides.keyboard.press("Control+Enter")
+    while time.monotonic() < deadline:
+        observed = slides.evaluate("() => window.__gaugeStates")
+        if any("*" in state["prompt"] for state in observed) and re.fullmatch(r"\[\d+\]:", observed[-1]["prompt"].strip()):
+            break
+        slides.wait_for_timeout(250)
+    else:
+        slides.screenshot(path=str(screenshot))
+        raise AssertionError(f"the gauge's cell did not finish on its slide within {timeout} s; "
+                             f"last state {observed[-1]}")
+    slides.screenshot(path=str(screenshot))
+    # the meter's reading after the last step (the cell's backward() frees the graph after the loop: it reads less now)
+    return observed, int(kernel_prints(lab, folder, "print(gauge.trace.values['live'][-1])"))
+
+
+def kernel_prints(lab, folder, code):
+    """What ``code`` prints in the notebook's own kernel (the session JupyterLab and the slideshow share)."""
+    kernels = api(f"{lab.base}/api/kernels", lab.token)
+    assert len(kernels) == 1, f"{len(kernels)} kernels run: the slideshow should join the notebook's, not start its own"
+    (session,) = [s for s in api(f"{lab.base}/api/sessions", lab.token) if s["path"].endswith(NOTEBOOK.name)]
+    client = BlockingKernelClient(connection_file=str(folder / "runtime" / f"kernel-{session['kernel']['id']}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    printed = []
+    try:
+        reply = client.execute_interactive(code, timeout=30, output_hook=lambda message: printed.append(
+            message["content"]["text"]) if message["msg_type"] == "stream" else None)
+    finally:
+        client.stop_channels()
+    assert reply["content"]["status"] == "ok", f"the kernel could not run {code!r}: {reply['content']}"
+    return "".join(printed)
