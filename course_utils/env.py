@@ -8,6 +8,7 @@ True
 """
 import importlib
 import importlib.metadata
+import importlib.util
 import platform
 import shutil
 import subprocess
@@ -90,10 +91,14 @@ def _torch():
     return Need("torch", True, torch.__version__, "; ".join(accel))
 
 
-def _package(name, module=None, fix=None, required=True):
+def _package(name, module=None, fix=None, required=True, load=True):
+    """``load=False``: only find the package (JupyterLab runs the server, not the kernel; importing it costs ~3 s)."""
     module = module or name
     try:
-        importlib.import_module(module)
+        if load:
+            importlib.import_module(module)
+        elif importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"No module named '{module}'")
         version = importlib.metadata.version(name)
     except Exception as error:
         return Need(name, False, detail=str(error).splitlines()[0] if str(error) else type(error).__name__,
@@ -122,7 +127,7 @@ def check_env(verbose: bool = True) -> EnvReport:
     report = EnvReport([
         _python(),
         _torch(),
-        _package("jupyterlab"),
+        _package("jupyterlab", load=False),
         _package("ipywidgets"),
         _package("matplotlib"),
         _package("torchviz", fix="pip install torchviz setuptools   (torchviz needs setuptools on Python >= 3.12)"),
