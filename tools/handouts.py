@@ -303,6 +303,10 @@ def build_site(executed, folder, source=None, log=print):
     source = source or folder.parent / "site-source"
     source.mkdir(parents=True, exist_ok=True)
     shutil.copy2(SITE_CONF / "index.md", source / "index.md")
+    # the instructor guide, for lecturers who link the site; its links to notebooks/ point at the site's pages
+    guide = (ROOT / "docs" / "instructors.md").read_text().replace("](../notebooks/", "](")
+    if not (source / "instructors.md").exists() or (source / "instructors.md").read_text() != guide:
+        (source / "instructors.md").write_text(guide)
     for path in executed:
         nb = static_copy(nbformat.read(path, as_version=4))
         for cell in filter(is_setup_cell, nb.cells):  # Colab's set-up: off the page, kept in the download
@@ -319,7 +323,7 @@ def build_site(executed, folder, source=None, log=print):
         raise SystemExit(f"the site did not build (Sphinx said why above; warnings count as errors). "
                          f"Its sources: {source}, its settings: {shown(SITE_CONF / 'conf.py')}")
     check_offline(folder)
-    pages = [folder / "index.html", *(folder / f"{path.stem}.html" for path in executed)]
+    pages = [folder / "index.html", folder / "instructors.html", *(folder / f"{path.stem}.html" for path in executed)]
     missing = [str(page) for page in pages if not page.exists()]
     if missing:
         raise SystemExit(f"the site lacks these pages: {missing}")

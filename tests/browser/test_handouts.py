@@ -166,6 +166,13 @@ def test_site_pages_open_offline_with_headings_figures_and_working_links(build, 
     problems += [f"index.html does not link {nb.stem}.html" for nb in NOTEBOOKS if f"{nb.stem}.html" not in toc]
     problems += [f"index.html: broken link {href}" for href in broken(link_targets(page), ids_of)]
     problems += [f"index.html tried the network: {tried}"] * bool(tried)
+    problems += ["index.html does not link the instructor guide"] * ("instructors.html" not in toc)
+    page.close()
+    page, tried, errors = browser(site / "instructors.html")
+    if "Instructor guide" not in page.locator("article h1").first.inner_text():
+        problems.append("instructors.html: the guide's heading is missing")
+    problems += [f"instructors.html: broken link {href}" for href in broken(link_targets(page), ids_of)]
+    problems += [f"instructors.html tried the network: {tried}"] * bool(tried)
     page.close()
     no_figure = []
     for notebook in NOTEBOOKS:
