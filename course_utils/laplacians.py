@@ -31,7 +31,7 @@ from .measurement import run_metered, time_call
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
            "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "hutchinson_variance",
-           "METHODS", "step_memory", "compare_laplacians", "load_benchmarks", "DATA"]
+           "METHODS", "STRATEGIES", "step_memory", "compare_laplacians", "load_benchmarks", "DATA"]
 
 
 def _as_leaf(points):
@@ -166,20 +166,40 @@ METHODS = {
 
 # --- measuring the methods ------------------------------------------------------------------------
 
-def _step(model, points, method, chunk_size=None):
-    """One heat residual + backward step to the parameters, optionally in chunks of points."""
-    from .pinn import chunked_backward  # pinn builds on this module's methods: imported here, not at the top
+STRATEGIES = ("backward per chunk", "checkpointed chunks, one backward", "save_on_cpu")
 
+
+def _step(model, points, method, chunk_size=None, strategy=STRATEGIES[0]):
+    """One heat residual + backward step to the parameters, in chunks of points (one chunk: all of them):
+    ``strategy`` is one of :data:`STRATEGIES` (see :func:`step_memory`)."""
+    from .pinn import checkpointed_loss, chunked_backward  # pinn builds on this module's methods: imported here
+
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     model.zero_grad(set_to_none=True)
-    chunked_backward(model, points, chunk_size or len(points), method=method)
+    chunk_size = chunk_size or len(points)
+    if strategy == "checkpointed chunks, one backward":
+        checkpointed_loss(model, points, chunk_size, method=method).backward()
+    elif strategy == "save_on_cpu":
+        with torch.autograd.graph.save_on_cpu():
+            chunked_backward(model, points, chunk_size, method=method)
+    else:
+        chunked_backward(model, points, chunk_size, method=method)
 
 
-def step_memory(model, points: torch.Tensor, method: Callable, chunk_size: Optional[int] = None) -> tuple:
+def step_memory(model, points: torch.Tensor, method: Callable, chunk_size: Optional[int] = None,
+                strategy: str = STRATEGIES[0]) -> tuple:
     """``(peak live bytes, peak saved bytes or None)`` of one heat residual + backward step.
 
     The live peak counts every tensor created during the step (the parameters' ``.grad`` included);
     the saved peak is the most the graph held at once (one chunk's graph when chunked). ``None``
     for ``torch.func`` methods, which refuse the graph meter.
+
+    ``strategy``: ``"backward per chunk"`` (gradient accumulation, :func:`~course_utils.pinn.chunked_backward`);
+    ``"checkpointed chunks, one backward"`` (:func:`~course_utils.pinn.checkpointed_loss`); ``"save_on_cpu"``
+    (backward per chunk inside ``torch.autograd.graph.save_on_cpu()``, which moves saved tensors to host
+    memory: on a CPU it moves nothing). Saved-tensor hooks do not nest: under checkpointing or
+    ``save_on_cpu`` the graph meter sees only what *their* hooks pass on (checkpoint's inputs; nothing).
 
     >>> from course_utils.models import TanhMLP
     >>> peak, saved = step_memory(TanhMLP(3, width=8), torch.rand(16, 3), laplacian_nested)
@@ -187,7 +207,7 @@ def step_memory(model, points: torch.Tensor, method: Callable, chunk_size: Optio
     True
     """
     model.zero_grad(set_to_none=True)
-    live, graph, _result, _seconds = run_metered(_step, model, points, method, chunk_size)
+    live, graph, _result, _seconds = run_metered(_step, model, points, method, chunk_size, strategy)
     return live.peak, (graph.peak if graph else None)
 
 

@@ -9,6 +9,7 @@ What is here:
   boundary and initial conditions exactly (the MLP is :class:`course_utils.models.TanhMLP`);
 * the residual and loss (:func:`heat_residual`, :func:`residual_loss`) with any Laplacian method of
   :mod:`course_utils.laplacians`, gradient accumulation over chunks of points (:func:`chunked_backward`),
+  the whole loss with each chunk's residual checkpointed, for one backward (:func:`checkpointed_loss`),
   the fixed training step (:func:`train_step`) and its error (:func:`relative_l2_error`);
 * the pattern as it is usually posted, "memory fixes" included (:func:`usual_pattern`), so that tests and
   notebook examine the same code.
@@ -32,7 +33,7 @@ from .laplacians import laplacian_forward, laplacian_nested
 from .models import TanhMLP
 
 __all__ = ["ALPHA", "SPACE", "TIME", "exact_solution", "sample_points", "grid_points", "HeatPINN",
-           "heat_residual", "residual_loss", "chunked_backward", "train_step", "relative_l2_error", "usual_pattern"]
+           "heat_residual", "residual_loss", "chunked_backward", "checkpointed_loss", "train_step", "relative_l2_error", "usual_pattern"]
 
 ALPHA = 0.05  # diffusivity: the solution decays to exp(-2 pi^2 0.05) = 37% by t = 1
 SPACE = (0, 1)  # the columns x, y of a point (x, y, t)
@@ -128,6 +129,28 @@ def chunked_backward(model: nn.Module, points: torch.Tensor, chunk_size: int, al
         loss.backward()
         total += loss.item()
     return total
+
+
+def checkpointed_loss(model: nn.Module, points: torch.Tensor, chunk_size: int, alpha: float = ALPHA,
+                      method: Callable = laplacian_nested) -> torch.Tensor:
+    """The loss over all points as ONE tensor, each chunk's whole residual (network, derivatives and
+    square) run under non-reentrant ``torch.utils.checkpoint``: the forward keeps only each chunk's
+    points, and one ``backward()`` recomputes one chunk's graph at a time. The gradient is the
+    unchunked one; unlike :func:`chunked_backward` the loss need not be a sum over chunks (anything
+    built from this tensor can be backpropagated once).
+
+    >>> model, points = HeatPINN(width=8, depth=2), sample_points(32)
+    >>> loss = checkpointed_loss(model, points, chunk_size=8)
+    >>> abs(loss.item() - residual_loss(model, points).item()) < 1e-6
+    True
+    """
+    from torch.utils.checkpoint import checkpoint
+
+    def chunk_loss(chunk):
+        return residual_loss(model, chunk, alpha, method) * (len(chunk) / len(points))
+
+    return sum(checkpoint(chunk_loss, points[start:start + chunk_size], use_reentrant=False)
+               for start in range(0, len(points), chunk_size))
 
 
 def train_step(model: nn.Module, optimizer: torch.optim.Optimizer, points: torch.Tensor, alpha: float = ALPHA,

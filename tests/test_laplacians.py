@@ -71,6 +71,45 @@ def test_chunks_lower_the_peak_and_the_saved_bytes():
     assert quarter_saved < full_saved / 3 and quarter_peak < full_peak / 3
 
 
+def gradient_after(model, points, method, chunk_size=None, strategy=laplacians.STRATEGIES[0]):
+    peak, saved = laplacians.step_memory(model, points, method, chunk_size, strategy)
+    return peak, saved, torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
+def test_checkpointing_the_whole_residual_per_chunk_lowers_the_peak_at_the_same_gradient():
+    model, points = pinn.HeatPINN(width=32, depth=3), pinn.sample_points(512)
+    plain_peak, _, plain = gradient_after(model, points, laplacians.laplacian_nested)
+    chunked_peak, _, chunked = gradient_after(model, points, laplacians.laplacian_nested, 128)
+    checkpointed_peak, checkpointed_saved, checkpointed = gradient_after(
+        model, points, laplacians.laplacian_nested, 128, "checkpointed chunks, one backward")
+    assert (checkpointed - plain).abs().max() <= 1e-6 and (chunked - plain).abs().max() <= 1e-6
+    assert checkpointed_peak < 0.9 * plain_peak, "one backward over checkpointed chunks holds less than the plain step"
+    assert chunked_peak < checkpointed_peak, "a backward per chunk holds less still"
+    assert checkpointed_saved == 4 * points[:128].nbytes, "the graph meter sees only what checkpoint keeps: each chunk's points"
+
+
+def test_save_on_cpu_moves_nothing_on_a_cpu_and_hides_the_saved_tensors_from_the_graph_meter():
+    model, points = pinn.HeatPINN(width=16, depth=2), pinn.sample_points(64)
+    plain_peak, plain_saved, plain = gradient_after(model, points, laplacians.laplacian_nested)
+    offloaded_peak, offloaded_saved, offloaded = gradient_after(model, points, laplacians.laplacian_nested,
+                                                                strategy="save_on_cpu")
+    assert offloaded_peak == plain_peak and offloaded_saved == 0 < plain_saved
+    assert torch.equal(offloaded, plain)
+
+
+def test_float64_doubles_the_peak_exactly():
+    points = pinn.sample_points(64)
+    single = laplacians.step_memory(pinn.HeatPINN(width=16, depth=2), points, laplacians.laplacian_nested)
+    double = laplacians.step_memory(pinn.HeatPINN(width=16, depth=2).double(), points.double(), laplacians.laplacian_nested)
+    assert double == (2 * single[0], 2 * single[1])
+
+
+def test_step_memory_names_the_strategies_it_knows():
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        laplacians.step_memory(pinn.HeatPINN(width=8, depth=2), pinn.sample_points(8), laplacians.laplacian_nested,
+                               strategy="offload")
+
+
 def test_torch_func_methods_report_no_saved_bytes():
     model = pinn.HeatPINN(width=8, depth=2)
     peak, saved = laplacians.step_memory(model, pinn.sample_points(32), laplacians.laplacian_vmap_hessian)

@@ -71,6 +71,20 @@ def test_chunked_gradient_accumulation_equals_the_unchunked_step():
     assert chunked_loss == pytest.approx(full_loss.item(), rel=1e-5)
 
 
+def test_checkpointed_loss_is_the_whole_loss_with_the_unchunked_gradient():
+    model = pinn.HeatPINN(width=16, depth=2)
+    points = pinn.sample_points(200)
+    full_loss = pinn.residual_loss(model, points)
+    full_loss.sqrt().backward()            # a loss that is not a sum over chunks: one backward is all it allows
+    full = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    loss = pinn.checkpointed_loss(model, points, chunk_size=64)       # 4 chunks, the last one short
+    assert loss.item() == pytest.approx(full_loss.item(), rel=1e-5)
+    loss.sqrt().backward()
+    for a, b in zip(full, (p.grad for p in model.parameters())):
+        assert (a - b).abs().max() <= 1e-6
+
+
 def test_no_grad_does_not_stop_autograd_grad_from_recording():
     model = pinn.HeatPINN(width=8, depth=2)
     _, u_t, residual = pinn.usual_pattern(model, pinn.sample_points(16), detach=False)
