@@ -37,9 +37,9 @@ def check_laplacian(laplacian):
     close = lambda value: torch.allclose(answer.detach(), value.detach(), rtol=1e-8, atol=1e-8)
     with_time = laplacians.laplacian_forward_over_reverse(model, points.detach(), (0, 1, 2))[2]
     expect(not close(laplacians.laplacian_row_sums(model, points.detach(), pinn.SPACE)[2]),
-           "these are Hessian ROW SUMS: grad(u_x, points, grad_outputs=ones) on the whole (N, 3) gradient sums "
-           "d/dx over all three columns of the gradient. Differentiate one column at a time: "
-           "grad(first[:, 0].sum(), points, ...)[0][:, 0] is u_xx.")
+           "these are Hessian ROW SUMS: with grad_outputs=ones on the whole (N, 3) gradient, backward adds up "
+           "the derivatives of all three of its columns. Which column of the first gradient is u_x, and what would "
+           "you differentiate so that only u_xx comes back?")
     expect(not close(with_time), "this includes u_tt: the heat equation's Laplacian is over space only (columns 0 and 1)")
     error = (answer.detach() - right).abs().max().item()
     expect(close(right), f"wrong values: largest difference from u_xx + u_yy is {error:.3g}")
