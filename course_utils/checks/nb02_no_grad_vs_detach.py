@@ -62,8 +62,9 @@ def check_saved_peaks(saved_peak):
             evaluate(model, batches)
         expect(isinstance(answer, int) and answer == graph.peak,
                f"evaluation {name}: autograd saved at most {format_bytes(graph.peak)} at once, you measured "
-               f"{answer!r}. Which meter counts what autograd saves for backward, and which of its readings still "
-               "remembers the most it held once the call has ended (each graph here dies with its loss)?")
+               f"{answer!r}. Which meter counts what autograd saves for backward? And since graph.bytes after the call is "
+               "0 for all of them (each graph dies with its loss), which of its readings remembers the most it held "
+               "while the call ran?")
         found.append(f"{name}: {format_bytes(graph.peak)}")
     return "; ".join(found) + ". Only the grad mode decides; model.eval() and a detach after the fact record it all."
 
