@@ -1,4 +1,5 @@
 """Every notebook's first cell (the Colab setup) and the README's Colab/Binder links, written from one URL.
+The links open learner/, the learner's edition of the notebooks (tools/editions.py).
 
     python tools/setup_cell.py --write     bring notebooks/*.ipynb and README.md up to date (idempotent)
     python tools/setup_cell.py --check     list what is out of date; exit 1 if anything is
@@ -41,12 +42,13 @@ def is_setup_cell(cell):
     return cell.cell_type == "code" and cell.source.startswith(MARKER)
 
 
+# The links open the learner's edition (no speaker notes), which tools/editions.py writes into learner/.
 def colab_url(notebook, root=ROOT):
-    return f"https://colab.research.google.com/github/{github_path(root)}/blob/{BRANCH}/notebooks/{notebook}"
+    return f"https://colab.research.google.com/github/{github_path(root)}/blob/{BRANCH}/learner/{notebook}"
 
 
 def binder_url(notebook, root=ROOT):
-    return f"https://mybinder.org/v2/gh/{github_path(root)}/{BRANCH}?urlpath=lab/tree/notebooks/{notebook}"
+    return f"https://mybinder.org/v2/gh/{github_path(root)}/{BRANCH}?urlpath=lab/tree/learner/{notebook}"
 
 
 def links_block(root=ROOT):
