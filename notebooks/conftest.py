@@ -3,15 +3,31 @@ output must read in place, at most MAX_LINES lines of text (pictures and live wi
 same in the learner's edition (tools/editions.py drops only speaker notes), so this is the learner's view.
 Longer outputs go into a summary, a table's key rows, or a picture.
 """
+import re
+
 import pytest
 
 MAX_LINES = 25
 _NOT_TEXT = ("image/", "application/vnd.jupyter.widget-view+json")  # what a reader sees as a picture or a widget
 
 
+def html_lines(page):
+    """The lines of text an HTML output shows: its table rows, paragraphs, headings, list items and the lines
+    of its ``<pre>`` blocks; an inline ``<svg>`` is a picture.
+
+    >>> html_lines("<h4>after</h4><p>5 kB</p><svg><text>a</text></svg><table><tr><td>1</td></tr></table>")
+    3
+    """
+    page = re.sub(r"<svg\b.*?</svg>", "", page, flags=re.S | re.I)
+    blocks = len(re.findall(r"<(?:tr|p|h[1-6]|li|br|caption)\b", page, flags=re.I))
+    pre = sum(len(block.strip("\n").splitlines()) for block in re.findall(r"<pre\b[^>]*>(.*?)</pre>", page, flags=re.S | re.I))
+    return blocks + pre
+
+
 def shown_lines(outputs):
     """The lines of text ``outputs`` (a code cell's, as nbformat dicts) put on the page: streams, and per
-    displayed value the representation a notebook shows (Markdown before plain text; none for a picture).
+    displayed value the representation a notebook shows (HTML, then Markdown, then plain text; none for a
+    picture or a live widget).
 
     >>> shown_lines([{"output_type": "stream", "name": "stdout", "text": "a\\nb\\n"},
     ...              {"output_type": "display_data", "data": {"image/png": "...", "text/plain": "<Figure>"}},
@@ -27,8 +43,11 @@ def shown_lines(outputs):
             data = output.get("data", {})
             if any(mime.startswith(_NOT_TEXT) for mime in data):
                 continue
-            text = data.get("text/markdown") or data.get("text/plain") or ""
-            lines += len(text.rstrip("\n").splitlines())
+            if "text/html" in data:
+                lines += html_lines(data["text/html"])
+            else:
+                text = data.get("text/markdown") or data.get("text/plain") or ""
+                lines += len(text.rstrip("\n").splitlines())
     return lines
 
 
