@@ -86,10 +86,10 @@ FAST_PATH_LIMIT = 30  # minutes: the issue's bound for the route
 # The PINN fast path for a learner who came for a PINN that runs out of memory: (notebook, heading it starts at, what
 # it gives), in order. Each stop runs to the next heading of its level or above; the minutes are the reading model's.
 FAST_PATH = [
-    ("05_laplacian_pinn", "Myth vs measured", "Part 1's table: the posted advice, each piece measured"),
+    ("05_laplacian_pinn", "Myth vs measured", "Part 1's verdicts on the posted advice, in one table"),
     ("05_laplacian_pinn", "Myth 2", "the two \"fixes\" that break training"),
     ("05_laplacian_pinn", "Myth 3", None),
-    ("05_laplacian_pinn", "Part 2", "the real leaks of a training loop, and the fix"),
+    ("05_laplacian_pinn", "Part 2", "one loop in four versions, each keeping one thing across steps, then the flat fix"),
     ("07_find_the_leak", "5 · Bring your own code", "`find_leaks` on your own training step"),
 ]
 # What the fast path assumes, to read first if it is new: (notebook, heading).
