@@ -68,3 +68,5 @@ def test_decks_keep_the_speaker_notes_and_the_site_leaves_them_out():
     assert deck.count('<aside class="notes">') == len(_notes(nb)), "every speaker note is in the deck's speaker view"
     page = handouts.site_page(nb)
     assert not _notes(page) and len(page.cells) == len(nb.cells) - len(_notes(nb))
+    conf = (ROOT / "docs" / "site" / "conf.py").read_text()
+    assert '"path_to_docs": "learner"' in conf, "the site's Colab/Binder buttons open the learner's edition"

@@ -2,8 +2,9 @@
 
     python tools/instructor_guide.py               print each notebook's estimate, part by part, and the calibration
     python tools/instructor_guide.py --check       say what is out of date, as a diff; exit 1 if anything is
-    python tools/instructor_guide.py --write       rewrite every notebook's "**Time:** about N minutes." and the
-                                                   generated blocks of docs/instructors.md
+    python tools/instructor_guide.py --write       rewrite every notebook's "**Time:** about N minutes (by section: ...)."
+                                                   line, 00's and 05's fast-path cell, the generated blocks of
+                                                   docs/instructors.md, then learner/ (tools/editions.py --write)
     python tools/instructor_guide.py --calibrate   re-derive data/instructor_calibration.json from git history
 
 **The reading model.** Nobody timed today's notebooks, so the times are estimated from what a notebook asks of a
@@ -62,6 +63,7 @@ import sys
 
 import nbformat
 
+import editions
 from project import ROOT, pinned_torch, torch_requirement
 
 PROSE_WORDS_PER_MINUTE = 90
@@ -689,6 +691,8 @@ def main(argv=None):
     files = stale(write=args.write)
     if args.write:
         print("[instructor_guide] updated: " + (", ".join(files) if files else "nothing, all current"))
+        learner = editions.stale(write=True)  # the learner's edition follows the notebooks it was made from
+        print("[instructor_guide] learner/ updated: " + (", ".join(learner) if learner else "nothing, all current"))
         return 0
     if files:
         print("".join(files.values()))
