@@ -13,12 +13,15 @@ _NOT_TEXT = ("image/", "application/vnd.jupyter.widget-view+json")  # what a rea
 
 def html_lines(page):
     """The lines of text an HTML output shows: its table rows, paragraphs, headings, list items and the lines
-    of its ``<pre>`` blocks; an inline ``<svg>`` is a picture.
+    of its ``<pre>`` blocks; an inline ``<svg>`` is a picture, and a folded ``<details>`` shows one line until opened.
 
     >>> html_lines("<h4>after</h4><p>5 kB</p><svg><text>a</text></svg><table><tr><td>1</td></tr></table>")
     3
+    >>> html_lines("<details><summary>code</summary><pre>a\\nb\\nc</pre></details>" * 2)
+    2
     """
     page = re.sub(r"<svg\b.*?</svg>", "", page, flags=re.S | re.I)
+    page = re.sub(r"<details\b.*?</details>", "<p>", page, flags=re.S | re.I)
     blocks = len(re.findall(r"<(?:tr|p|h[1-6]|li|br|caption)\b", page, flags=re.I))
     pre = sum(len(block.strip("\n").splitlines()) for block in re.findall(r"<pre\b[^>]*>(.*?)</pre>", page, flags=re.S | re.I))
     return blocks + pre
