@@ -17,14 +17,13 @@ learner/ is never edited by hand: tests/test_editions.py fails when it differs f
     >>> [cell.source for cell in learner_edition(nb).cells]
     ['# Title']
 """
-import argparse
 import copy
-import pathlib
 import sys
 
 import nbformat
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from project import ROOT, write_or_check
+
 SOURCE, LEARNER = ROOT / "notebooks", ROOT / "learner"
 NOTES = {"slideshow": {"slide_type": "notes"}}
 
@@ -67,19 +66,7 @@ def stale(source=SOURCE, learner=LEARNER, write=False):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="update learner/ from notebooks/")
-    mode.add_argument("--check", action="store_true", help="only say what is out of date")
-    args = parser.parse_args(argv)
-    files = stale(write=args.write)
-    if args.write:
-        print("[editions] learner/ updated: " + (", ".join(files) if files else "nothing, all current"))
-        return 0
-    if files:
-        print("[editions] learner/ is out of date (run `python tools/editions.py --write`): " + ", ".join(files))
-        return 1
-    return 0
+    return write_or_check("editions", __doc__, stale, "learner/ from notebooks/", argv)
 
 
 if __name__ == "__main__":

@@ -8,14 +8,13 @@ The URL is pyproject.toml's [project.urls] Repository: a fork changes that line 
 The setup cell is a no-op except on Google Colab, where it fetches the course next to the notebook, installs what
 Colab lacks (tools/colab_setup.py; Colab's own torch stays) and makes ``import course_utils`` work.
 """
-import argparse
 import pathlib
 import re
 import sys
 
 import nbformat
 
-from project import BRANCH, ROOT, github_path, repository
+from project import BRANCH, ROOT, github_path, repository, write_or_check
 
 MARKER = "# Setup for Google Colab"
 CELL = MARKER + """ (a no-op anywhere else): fetch the course, install what Colab lacks, keep Colab's torch.
@@ -108,19 +107,7 @@ def stale(root=ROOT, write=False):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="update the notebooks and README.md")
-    mode.add_argument("--check", action="store_true", help="only say what is out of date")
-    args = parser.parse_args(argv)
-    files = stale(write=args.write)
-    if args.write:
-        print("[setup_cell] updated: " + (", ".join(files) if files else "nothing, all current"))
-        return 0
-    if files:
-        print("[setup_cell] out of date (run `python tools/setup_cell.py --write`): " + ", ".join(files))
-        return 1
-    return 0
+    return write_or_check("setup_cell", __doc__, stale, "the notebooks and README.md", argv)
 
 
 if __name__ == "__main__":
