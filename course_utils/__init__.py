@@ -29,6 +29,7 @@ _PUBLIC = {
     "timeline": "memory_timeline", "Timeline": "memory_timeline",
     "format_bytes": "units",
     "Table": "tables",
+    "source_code": "sources", "folded_sources": "sources",
     "pick_device": "devices",
     "run_selftest": "selftest",
     "load_reference": "reference", "Reference": "reference",

@@ -27,10 +27,20 @@ from .units import format_bytes
 
 __all__ = ["predict", "Prediction", "Reveal", "UNITS"]
 
+def _times(value):
+    """A factor as a reader writes it: ``_times(2.5)`` is '2.5x', ``_times(1000)`` is '1,000x' (not '1e+03x')."""
+    return f"{value:,.0f}x" if abs(value) >= 100 else f"{value:.3g}x"
+
+
+def _percent(fraction):
+    """A relative miss with the digits that show it: ``_percent(0.005)`` is '0.5%', ``_percent(0.048)`` '4.8%'."""
+    return f"{fraction * 100:.2g}%"
+
+
 UNITS = {  # unit -> how a value in it is written
     "bytes": format_bytes,
     "number": lambda value: f"{value:,}" if isinstance(value, int) else f"{value:.4g}",
-    "x": lambda value: f"{value:.3g}x",
+    "x": _times,
 }
 CLOSE = 0.10  # a numeric guess within 10 % of the measurement is "close"
 
@@ -118,12 +128,13 @@ class Prediction:
         if self.guess == measured:
             status, how = "exact", "exactly"
         elif abs(ratio - 1) <= self.tolerance:
-            status, how = "close", f"within {abs(ratio - 1):.0%}"
+            status, how = "close", f"{_percent(abs(ratio - 1))} away"
         elif measured == 0:
             status, how = "off", "it is zero"
         else:
             status = "off"
-            how = (f"{ratio:.1f}x too high" if ratio > 1 else f"{1 / ratio:.1f}x too low" if ratio > 0
+            factor = lambda r: f"{r:.1f}x" if r < 10 else _times(r)
+            how = (f"{factor(ratio)} too high" if ratio > 1 else f"{factor(1 / ratio)} too low" if ratio > 0
                    else "too low: it is not zero" if ratio == 0 else "wrong sign")
         verdict = {"exact": "[EXACT]", "close": "[CLOSE]", "off": "[OFF]"}[status]
         return self._say(measured, status, f"{verdict} {self.question}: you guessed {self._format(self.guess)}, the meter "

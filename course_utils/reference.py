@@ -2,7 +2,8 @@
 
 ``data/reference/`` holds figures measured on hardware the course cannot assume (an NVIDIA H200), by
 scripts that ship beside them. A notebook never types such a number: it loads the file, prints the
-provenance, and reads the number from the data.
+provenance, and reads the number from the data. The full provenance is printed the first time a kernel loads
+a file; loading it again (a second section, a re-run cell) prints one short line that points back to it.
 
 >>> ref = load_reference("h200_pinn_figures", show=False)
 >>> ref.provenance["device"]
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 __all__ = ["Reference", "load_reference", "reference_names", "REFERENCE_DIR"]
 
 REFERENCE_DIR = pathlib.Path(__file__).resolve().parents[1] / "data" / "reference"
+_SHOWN = set()  # the files whose full provenance this process has printed
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,15 @@ class Reference:
         return (f"reference data, not measured here: {p['device']}, torch {p['torch']}, {p['date']}, "
                 f"data/reference/{p['script']} ({p['configuration']}; {p['units']})")
 
+    def reminder(self):
+        """The short line printed when the citation has been printed already.
+
+        >>> load_reference("h200_pinn_figures", show=False).reminder()
+        'reference data, not measured here: NVIDIA H200 (data/reference/ref_figures.py; its full source was printed above)'
+        """
+        return (f"reference data, not measured here: {self.provenance['device']} "
+                f"(data/reference/{self.provenance['script']}; its full source was printed above)")
+
 
 def _index(directory):
     return json.loads((pathlib.Path(directory) / "index.json").read_text())
@@ -46,7 +57,8 @@ def reference_names(directory=REFERENCE_DIR):
 
 def load_reference(name, show=True, directory=REFERENCE_DIR):
     """The reference file ``name`` as a :class:`Reference`; with ``show=True`` its citation is printed first,
-    so that no number from it appears in a notebook without its source."""
+    so that no number from it appears in a notebook without its source (the first time in this process; then
+    its short :meth:`~Reference.reminder`)."""
     index = _index(directory)
     if name not in index:
         raise KeyError(f"no reference data named {name!r}; the names are {sorted(index)} "
@@ -55,5 +67,6 @@ def load_reference(name, show=True, directory=REFERENCE_DIR):
     data = json.loads((pathlib.Path(directory) / provenance["file"]).read_text())
     reference = Reference(name, data, provenance)
     if show:
-        print(reference.citation())
+        print(reference.reminder() if name in _SHOWN else reference.citation())
+        _SHOWN.add(name)
     return reference

@@ -8,6 +8,7 @@
 """
 import dataclasses
 import json
+import math
 import re
 import shutil
 
@@ -91,13 +92,13 @@ def test_times_and_generated_blocks_are_current(root):
 def test_the_calibrated_model_lands_in_the_reviewers_ranges(root):
     record = json.loads((root / guide.CALIBRATION).read_text())
     fields = {field.name for field in dataclasses.fields(guide.Features)}
-    for name, entry in record["notebooks"].items():
+    for name, entry in record["read_throughs"].items():
         assert set(entry["features"]) == fields, (
             f"{guide.CALIBRATION} counts other features than the model: run `python tools/instructor_guide.py --calibrate`")
     results = guide.calibration(root)
-    assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the notebooks the reviewer timed"
+    assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the read-throughs reviewers timed"
     for name, (estimate, (low, high)) in results.items():
-        assert (low, high) == guide.REVIEWED[name]
+        assert (low, high) == guide.REVIEWED[name][2]
         assert low <= estimate.total <= high, (
             f"the reading model gives {estimate.total} min for {name} as the reviewer read it; they needed {low}-{high}: "
             "change the rates in tools/instructor_guide.py (and say why in its docstring)")
@@ -163,9 +164,40 @@ def test_write_changes_only_the_time_lines_and_the_guide_and_is_idempotent(tmp_p
 
     assert "notebooks/01_graph_lifecycle.ipynb" in guide.stale(tmp_path, write=True)
     assert guide.stale(tmp_path) == {}, "after --write everything is current"
-    expected = f"**Time:** about {guide.estimate(path, tmp_path).rounded} minutes."
+    expected = guide.time_line(path, tmp_path)
+    assert expected.startswith(f"**Time:** about {guide.estimate(path, tmp_path).rounded} minutes (by section: intro ")
     assert path.read_text() == before.replace("**Time:** about 1 minutes.", expected), (
         "--write changes the Time line of the title cell and not one other byte")
+
+
+def test_the_time_line_states_each_section_and_they_add_up(root):
+    for path in guide.notebook_paths(root):
+        sections = guide.section_estimates(path, root)
+        headings = [title for level, title, *_ in guide.spans(nbformat.read(path, as_version=4).cells) if level == 2]
+        assert [label for label, _ in sections] == ["intro", *headings], f"{path.name}: one entry per ## section"
+        total = guide.estimate(path, root).total
+        assert abs(sum(result.total for _, result in sections) - total) < 1, (
+            f"{path.name}: the sections' minutes add up to the notebook's {total}")
+        line = guide.time_line(path, root)
+        assert line in nbformat.read(path, as_version=4).cells[1].source or line in path.read_text(), path.name
+
+
+def test_the_pinn_fast_path_fits_30_minutes_and_is_marked_in_00_and_05(root):
+    stops, total = guide.fast_path(root)
+    assert total <= guide.FAST_PATH_LIMIT, f"the fast path takes {total} min by the reading model, over 30"
+    assert [heading.split(" · ")[0] for _, heading, *_ in stops][:4] == ["Myth vs measured", "Myth 2", "Myth 3", "Part 2"]
+    assert stops[-1][0] == "07_find_the_leak" and "find_leaks" in stops[-1][2]
+    for name in guide.FAST_PATH_NOTEBOOKS:
+        notebook = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
+        index = guide.title_cell(notebook, name)
+        cell = notebook.cells[index + 1]
+        assert cell.source == guide.fast_path_text(name, root), f"{name}: the fast path sits right below the title"
+        assert f"about {math.ceil(total)} minutes" in cell.source
+        for other, heading in guide.FAST_PATH_ASSUMES:  # the back-links name sections that exist
+            assert f"]({other}.ipynb)" in cell.source and f"«{heading}»" in cell.source
+            assert heading in guide.headings(root / "notebooks" / f"{other}.ipynb"), heading
+    assert guide.fast_path_block(root) in (root / guide.GUIDE).read_text(), "the guide shows the fast path"
+    assert "fast path" in (root / "README.md").read_text().lower(), "the README shows the fast path"
 
 
 def test_a_guide_without_a_block_says_how_to_add_it(tmp_path, root):

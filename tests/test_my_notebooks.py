@@ -1,4 +1,5 @@
-"""`make lab` opens the learner's own copies in my_notebooks/: copied once, never overwritten, and they run."""
+"""`make lab` opens the learner's own copies in my_notebooks/: copied once, never overwritten, and they run.
+(Which edition each folder holds: tests/test_editions.py.)"""
 import datetime
 import subprocess
 
@@ -24,7 +25,8 @@ def test_fresh_copy_keeps_the_old_one(tmp_path, root):
     (mine / "01_graph_lifecycle.ipynb").write_text("my work")
     kept = my_notebooks.fresh_copy("01", root / "notebooks", mine, now=datetime.datetime(2026, 12, 1, 9, 30))
     assert kept.name == "01_graph_lifecycle.20261201-093000.ipynb" and kept.read_text() == "my work"
-    assert (mine / "01_graph_lifecycle.ipynb").read_bytes() == (root / "notebooks" / "01_graph_lifecycle.ipynb").read_bytes()
+    assert (mine / "01_graph_lifecycle.ipynb").read_text() == (root / "learner" / "01_graph_lifecycle.ipynb").read_text(), (
+        "a fresh copy is the learner's edition, as learner/ holds it")
     with pytest.raises(SystemExit, match="give one of 00_start_here"):
         my_notebooks.fresh_copy("99", root / "notebooks", mine)
 

@@ -27,7 +27,10 @@ def test_a_guess_against_a_real_meter_reading():
 @pytest.mark.parametrize("guess, measured, status, words", [
     (8000, 4000, "off", "2.0x too high"),
     (1000, 4000, "off", "4.0x too low"),
-    (4200, 4000, "close", "within 5%"),
+    (4200, 4000, "close", "(5% away)"),
+    (4020, 4000, "close", "(0.5% away)"),          # not "within 0%"
+    (4_000_000, 4000, "off", "(1,000x too high)"),  # not "1000.0x" or "1e+03x"
+    (40, 4000, "off", "(100x too low)"),
     (0, 4000, "off", "too low"),
     (10, 0, "off", "it is zero"),
     (0, 0, "exact", "exactly"),
@@ -36,6 +39,12 @@ def test_a_guess_against_a_real_meter_reading():
 def test_how_far_off(guess, measured, status, words):
     result = predict("q", guess=guess).reveal(measured)
     assert result.status == status and words in result.text, result.text
+
+
+def test_factors_are_written_out():
+    guess = predict("speed-up", guess=1000, unit="x")
+    assert "1,000x" in guess.ask() and "e+" not in guess.reveal(2.5).text
+    assert "2.5x" in predict("speed-up", guess=2.5, unit="x").ask()
 
 
 def test_choices():

@@ -4,6 +4,7 @@ import json
 import pytest
 
 import course_utils as cu
+from course_utils import reference
 from course_utils.reference import REFERENCE_DIR, reference_names
 
 
@@ -16,13 +17,28 @@ def test_every_reference_file_is_indexed_with_its_script():
         assert {"device", "torch", "date", "configuration", "units"} <= set(entry)
 
 
+@pytest.fixture
+def fresh_kernel(monkeypatch):
+    """As in a kernel that has loaded no reference yet."""
+    monkeypatch.setattr(reference, "_SHOWN", set())
+
+
 @pytest.mark.parametrize("name", reference_names())
-def test_loading_prints_the_provenance(name, capsys):
+def test_loading_prints_the_provenance(name, capsys, fresh_kernel):
     ref = cu.load_reference(name)
     printed = capsys.readouterr().out
     assert ref.citation() in printed and "not measured here" in printed
     assert ref.provenance["device"] in printed and ref.provenance["script"] in printed
     assert ref.data, "the data file is not empty"
+
+
+def test_a_second_load_prints_one_short_line_that_points_back(capsys, fresh_kernel):
+    first = cu.load_reference("h200_pinn_figures")
+    again = cu.load_reference("h200_pinn_figures")
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [first.citation(), again.reminder()], printed
+    assert len(printed[1]) < len(printed[0]) / 3 and "printed above" in printed[1]
+    assert first.provenance["device"] in printed[1] and first.provenance["script"] in printed[1]
 
 
 def test_quiet_loading_prints_nothing(capsys):

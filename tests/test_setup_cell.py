@@ -56,7 +56,7 @@ def test_write_is_idempotent_and_fills_a_new_notebook(tmp_path, root):
     assert (tmp_path / "notebooks" / "09_new.ipynb").read_text() == written
     cells = json.loads(written)["cells"]
     assert [c["cell_type"] for c in cells] == ["code", "markdown"] and "id" not in cells[0]
-    assert "notebooks/09_new.ipynb" in (tmp_path / "README.md").read_text()
+    assert "learner/09_new.ipynb" in (tmp_path / "README.md").read_text(), "the links open the learner's edition"
 
 
 def _stub(folder, name, script):

@@ -4,7 +4,8 @@
     python tools/handouts.py site                   # build/site/index.html and one page per notebook
     python tools/handouts.py slides --build /tmp/b  # the same under /tmp/b/ instead of build/
 
-Both read the notebooks executed once into build/executed/ (tools/executed.py). Every file they write is
+Both read the notebooks executed once into build/executed/ (tools/executed.py). The decks are the lecture
+edition (speaker notes in the speaker view, key S); the site is the learner's edition (tools/editions.py). Every file they write is
 checked for an asset (script, style sheet, picture, font) that would come over the network, and the build
 fails if one does: reveal.js is copied from sphinx-revealjs's wheel, MathJax from django-static-mathjax's,
 the site's theme from sphinx-book-theme's. Live widgets (gauges, explorers) are dropped for the fallback
@@ -25,6 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from editions import learner_edition  # noqa: E402
 from executed import ROOT, execute  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
@@ -294,6 +296,12 @@ def shown(path):
 
 
 # --- site --------------------------------------------------------------------------------------------------
+def site_page(nb):
+    """An executed notebook as the reading site shows it: the learner's edition (no speaker notes, which stay
+    in the decks), its live widgets dropped for their static fallback."""
+    return static_copy(learner_edition(nb))
+
+
 def build_site(executed, folder, source=None, log=print):
     """A Sphinx + myst-nb site of the executed notebooks in ``folder`` (warnings are errors); return its pages."""
     import nbformat
@@ -308,7 +316,7 @@ def build_site(executed, folder, source=None, log=print):
     if not (source / "instructors.md").exists() or (source / "instructors.md").read_text() != guide:
         (source / "instructors.md").write_text(guide)
     for path in executed:
-        nb = static_copy(nbformat.read(path, as_version=4))
+        nb = site_page(nbformat.read(path, as_version=4))
         for cell in filter(is_setup_cell, nb.cells):  # Colab's set-up: off the page, kept in the download
             cell.metadata.setdefault("tags", []).append("remove-cell")
         text = nbformat.writes(nb)

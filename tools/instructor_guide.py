@@ -2,8 +2,9 @@
 
     python tools/instructor_guide.py               print each notebook's estimate, part by part, and the calibration
     python tools/instructor_guide.py --check       say what is out of date, as a diff; exit 1 if anything is
-    python tools/instructor_guide.py --write       rewrite every notebook's "**Time:** about N minutes." and the
-                                                   generated blocks of docs/instructors.md
+    python tools/instructor_guide.py --write       rewrite every notebook's "**Time:** about N minutes (by section: ...)."
+                                                   line, 00's and 05's fast-path cell, the generated blocks of
+                                                   docs/instructors.md, then learner/ (tools/editions.py --write)
     python tools/instructor_guide.py --calibrate   re-derive data/instructor_calibration.json from git history
 
 **The reading model.** Nobody timed today's notebooks, so the times are estimated from what a notebook asks of a
@@ -16,10 +17,12 @@ careful learner, with every rate stated here:
             + explorers x MINUTES_PER_EXPLORER
             + the notebook's own run time (data/notebooks_cpu.json, written by benchmarks/notebooks.py --json)
 
-- Prose, 100 words a minute: adults read non-fiction silently at about 238 words a minute (Brysbaert 2019, a
+- Prose, 90 words a minute: adults read non-fiction silently at about 238 words a minute (Brysbaert 2019, a
   meta-analysis), and read to remember at about 138 (Carver 1992, "memorizing" gear). This prose is denser than
-  that (inline code, byte counts, formulas) and every claim is checked against a printed number: about 3/4 of it.
-  Speaker-notes cells (``**Speaker notes.**``) are for the lecturer, not counted.
+  that (inline code, byte counts, formulas) and every claim is checked against a printed number: about 2/3 of it.
+  Speaker-notes cells (``**Speaker notes.**``) are for the lecturer: the learner's edition (tools/editions.py) has
+  none, so they are not counted, except for a reviewer who read them (the calibration below). Nor is the fast
+  path's signpost below 00's and 05's titles (a route, not content), nor the Time line's list of sections.
 - Code, 5 s a line: every non-blank line of every code cell but the Colab setup cell, read with what it prints.
   Code review that hunts defects works best below 400-500 lines an hour (7-9 s a line: Cohen 2006, the SmartBear
   study at Cisco); a learner follows the code rather than verifying each line, and much of it formats a printout
@@ -30,23 +33,29 @@ careful learner, with every rate stated here:
   docstrings): plan it, write it, run the checker, read its verdict, fix. 07's one-line fixes stay short this way.
 - An explorer panel, 3 min: a handful of settings, each re-measured in under a second (benchmarks/explorers.py).
 
-**Calibrated** against the only real timings there are: the issue's reviewer timed careful read-throughs of notebook
-01 at 65-75 min and of 05 at 100-120 min as they were when issue 11 was filed (commit 132a941; 05 was later split
-into 05 and 06). Their features are in data/instructor_calibration.json; the rates above put old 01 and old 05
-inside both ranges (the tool with no option prints by how much). Two timings cannot pin down six rates: the rates come from
-the reasoning above, and the calibration shows they agree with the reviewer, near the top of 01's range and the
-bottom of 05's (the reviewer found 05 slower than its size alone predicts).
+**Calibrated** against the only real timings there are: issue 11's reviewer timed careful read-throughs of notebook
+01 at 65-75 min and of 05 at 100-120 min as they were when that issue was filed (commit 132a941; 05 was later split
+into 05 and 06), and issue 25's reviewer read today's 05 (commit d9183a3), speaker notes included (1,427 words of
+them), in 95-110 min. Their features are in data/instructor_calibration.json; the rates above put all three inside
+their ranges (the tool with no option prints by how much). At 100 words a minute the third fell 3 min short (92.1),
+so prose went to 90. Three timings cannot pin down six rates: the rates come from the reasoning above, and the
+calibration shows they agree with the reviewers.
+
+**Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
+functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists
+them, and the PINN fast path (:data:`FAST_PATH`) adds up the sections it takes.
 
 >>> estimate = Estimate(Features(prose_words=1000, code_lines=120, predictions=3, exercises=1, solution_lines=4,
 ...                              explorers=1), run_seconds=30)
 >>> estimate.total, estimate.rounded
-(35.5, 35)
+(36.6, 35)
 """
 import argparse
 import ast
 import dataclasses
 import difflib
 import json
+import math
 import pathlib
 import re
 import subprocess
@@ -54,9 +63,10 @@ import sys
 
 import nbformat
 
+import editions
 from project import ROOT, pinned_torch, torch_requirement
 
-PROSE_WORDS_PER_MINUTE = 100
+PROSE_WORDS_PER_MINUTE = 90
 SECONDS_PER_CODE_LINE = 5
 MINUTES_PER_PREDICTION = 1
 MINUTES_PER_EXERCISE = 5
@@ -69,17 +79,38 @@ RUN_TIMES = "data/notebooks_cpu.json"
 CALIBRATION = "data/instructor_calibration.json"
 NOTES_MARK = "**Speaker notes.**"
 SETUP_MARK = "# Setup for Google Colab"
-TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes\.")
+TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes(?: \(by section: [^)\n]*\))?\.")
 PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
 CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
+FAST_PATH_MARK = "<!-- fast-path: written by tools/instructor_guide.py --write -->"
+FAST_PATH_LIMIT = 30  # minutes: the issue's bound for the route
+# The PINN fast path for a learner who came for a PINN that runs out of memory: (notebook, heading it starts at, what
+# it gives), in order. Each stop runs to the next heading of its level or above; the minutes are the reading model's.
+FAST_PATH = [
+    ("05_laplacian_pinn", "Myth vs measured", "Part 1's verdicts on the posted advice, in one table"),
+    ("05_laplacian_pinn", "Myth 2", "the two \"fixes\" that break training"),
+    ("05_laplacian_pinn", "Myth 3", None),
+    ("05_laplacian_pinn", "Part 2", "one loop in four versions, each keeping one thing across steps, then the flat fix"),
+    ("07_find_the_leak", "5 · Bring your own code", "`find_leaks` on your own training step"),
+]
+# What the fast path assumes, to read first if it is new: (notebook, heading).
+FAST_PATH_ASSUMES = [("01_graph_lifecycle", "3 · `backward()` frees what the graph saved"),
+                     ("01_graph_lifecycle", "4 · The graph lives as long as something refers to its output"),
+                     ("01_graph_lifecycle", "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
+                     ("02_no_grad_vs_detach", "2 · `tensor.detach()`: cut one tensor out")]
+FAST_PATH_NOTEBOOKS = ("00_start_here", "05_laplacian_pinn")  # where the route is marked, below the title
 
-# The reviewer's timings (issue 11) and the notebooks they timed: the versions at the commit round 2 started from.
-REVIEWED_COMMIT = "132a9414b6b0681e0ac81e6a9b4453883c21d8f3"
-REVIEWED = {"01_graph_lifecycle": (65, 75), "05_laplacian_pinn": (100, 120)}
-# Their run times, measured by benchmarks/notebooks.py at that commit with the machine alone (closing note of stop 9,
-# `issues stops`); the notebooks need the course_utils of their day, so they are not re-run here.
-REVIEWED_RUN_SECONDS = {"01_graph_lifecycle": 6.2, "05_laplacian_pinn": 26.5}
+# The timed read-throughs: {label: (notebook, commit it was read at, the reviewer's minutes, its run time in seconds,
+# speaker notes read)}. Issue 11's reviewer read the versions of the commit round 2 started from (run times by
+# benchmarks/notebooks.py at that commit, the machine alone: closing note of stop 9, `issues stops`); issue 25's
+# reviewer read 05 at d9183a3, notes included (run time: data/notebooks_cpu.json at that commit). The notebooks need
+# the course_utils of their day, so they are not re-run here.
+REVIEWED = {
+    "01_graph_lifecycle@132a941": ("01_graph_lifecycle", "132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (65, 75), 6.2, False),
+    "05_laplacian_pinn@132a941": ("05_laplacian_pinn", "132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (100, 120), 26.5, False),
+    "05_laplacian_pinn@d9183a3": ("05_laplacian_pinn", "d9183a33f0458a136448c78bf19fce0533d8b3f0", (95, 110), 51.1, True),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +122,7 @@ class Features:
     exercises: int
     solution_lines: int
     explorers: int
+    notes_words: int = 0  # speaker notes: counted only for a reviewer who read them
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +147,8 @@ class Estimate:
                           f.exercises * MINUTES_PER_EXERCISE + f.solution_lines * MINUTES_PER_SOLUTION_LINE),
             "explorers": (f"{f.explorers}", f"{MINUTES_PER_EXPLORER} min each", f.explorers * MINUTES_PER_EXPLORER),
             "running": (f"{self.run_seconds:.1f} s", "measured", self.run_seconds / 60),
+            **({"speaker notes": (f"{f.notes_words:,} words", f"{PROSE_WORDS_PER_MINUTE} words/min",
+                                  f.notes_words / PROSE_WORDS_PER_MINUTE)} if f.notes_words else {}),
         }
 
     @property
@@ -139,6 +173,7 @@ def prose_words(markdown):
     >>> prose_words("**Predict:** see [01 · Graph](01_graph_lifecycle.ipynb) | --- |")
     4
     """
+    markdown = TIME_LINE.sub("Time: about N minutes.", markdown)  # a Time line reads the same, by-section list or not
     markdown = re.sub(r"<!--.*?-->", " ", re.sub(r"\]\([^)]*\)", "]", markdown), flags=re.S)
     return sum(1 for token in markdown.split() if re.search(r"[^\W_]", token))
 
@@ -173,18 +208,152 @@ def solution_lines(source):
     return total
 
 
-def features(notebook, solutions_source=""):
-    """Count a notebook's :class:`Features` (``notebook`` as nbformat returns it)."""
-    cells = notebook.cells
+def features(notebook, solutions_source="", with_notes=False):
+    """Count a notebook's :class:`Features` (``notebook`` as nbformat returns it); ``with_notes``: count the
+    speaker notes' words too (a reader of the lecture edition)."""
+    return cell_features(notebook.cells, solutions_source, with_notes)
+
+
+def cell_features(cells, solutions_source="", with_notes=False):
+    """:func:`features` of some of a notebook's cells; ``solutions_source``: the solutions of their exercises."""
     code = [c for c in cells if c.cell_type == "code" and not c.source.startswith(SETUP_MARK)]
     return Features(
-        prose_words=sum(prose_words(c.source) for c in cells if c.cell_type == "markdown" and not is_notes(c)),
+        prose_words=sum(prose_words(c.source) for c in cells
+                        if c.cell_type == "markdown" and not is_notes(c) and not c.source.startswith(FAST_PATH_MARK)),
         code_lines=sum(1 for c in code for line in c.source.splitlines() if line.strip()),
         predictions=predictions(cells),
         exercises=sum(1 for c in code if "raise NotImplementedError" in c.source and CHECKER_CALL.search(c.source)),
         solution_lines=solution_lines(solutions_source),
         explorers=sum(1 for c in code if "cu.explorers." in c.source and "assert" not in c.source),
+        notes_words=sum(prose_words(c.source) for c in cells if is_notes(c)) if with_notes else 0,
     )
+
+
+def solution_functions(source):
+    """``{function name: lines}`` of a solutions module, counted as :func:`solution_lines` counts them."""
+    if not source:
+        return {}
+    return {node.name: solution_lines(ast.get_source_segment(source, node))
+            for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name != "run_checks"}
+
+
+def spans(cells):
+    """``[(level, title, first cell, end)]``: every heading of a notebook (speaker notes aside), each running to the
+    next heading of its level or above."""
+    found = []
+    for index, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and not is_notes(cell):
+            found += [(len(m[1]), m[2], index) for m in HEADING.finditer(cell.source)][:1]
+    return [(level, title, start, next((s for l, _, s in found[i + 1:] if l <= level), len(cells)))
+            for i, (level, title, start) in enumerate(found)]
+
+
+def span_estimate(cells, start, end, solutions_source, run_seconds):
+    """The model's :class:`Estimate` for ``cells[start:end]``: the exercises with the solution functions their cells
+    define (helpers go with the notebook's last exercise), the run time shared out by code lines."""
+    part = cells[start:end]
+    whole = cell_features(cells, solutions_source)
+    found = cell_features(part, solutions_source)
+    functions = solution_functions(solutions_source)
+    exercise_cells = [i for i, c in enumerate(cells) if c.cell_type == "code" and "raise NotImplementedError" in c.source
+                      and CHECKER_CALL.search(c.source)]
+    lines = sum(n for i in exercise_cells if start <= i < end
+                for name, n in functions.items() if re.search(rf"\bdef {name}\(", cells[i].source))
+    if exercise_cells and start <= exercise_cells[-1] < end:
+        matched = sum(n for i in exercise_cells for name, n in functions.items()
+                      if re.search(rf"\bdef {name}\(", cells[i].source))
+        lines += whole.solution_lines - matched
+    share = found.code_lines / whole.code_lines if whole.code_lines else 0
+    return Estimate(dataclasses.replace(found, solution_lines=lines), run_seconds * share)
+
+
+def section_estimates(path, root=ROOT, measured=None):
+    """``[(label, Estimate)]``: the cells before the first ``##`` heading ("start"), then each ``##`` section."""
+    measured = measured or run_times(root)["notebooks"]
+    cells = nbformat.read(path, as_version=4).cells
+    solution = root / "solutions" / f"{path.stem}.py"
+    source = solution.read_text() if solution.exists() else ""
+    seconds = measured[path.stem]["seconds"]
+    sections = [(title, start, end) for level, title, start, end in spans(cells) if level == 2]
+    first = sections[0][1] if sections else len(cells)
+    return [(label, span_estimate(cells, start, end, source, seconds))
+            for label, start, end in [("intro", 0, first), *sections]]
+
+
+def short_label(title):
+    """A section's name in a Time line: its number or first words (``3 · Foo`` gives ``§3``).
+
+    >>> short_label("Part 1 · The leak as it is usually reported"), short_label("3 · `backward()` frees")
+    ('Part 1', '§3')
+    """
+    label = re.split(r" · | — |: ", title)[0].replace("`", "").replace("(", "").replace(")", "").strip()
+    return f"§{label}" if label.isdigit() else label
+
+
+def time_line(path, root=ROOT, measured=None):
+    """The title cell's Time line: the notebook's minutes (rounded as :attr:`Estimate.rounded`) and each section's."""
+    sections = section_estimates(path, root, measured)
+    parts = " · ".join(f"{short_label(label)} {max(1, round(result.total))}" for label, result in sections)
+    return f"**Time:** about {estimate(path, root, measured).rounded} minutes (by section: {parts})."
+
+
+def _find_span(cells, heading):
+    """``(full heading, first cell, end)`` of the one heading that starts with ``heading``."""
+    matches = [(title, start, end) for _, title, start, end in spans(cells) if title.startswith(heading)]
+    if len(matches) != 1:
+        raise SystemExit(f"the fast path's heading {heading!r} matches {len(matches)} headings: name one exactly")
+    return matches[0]
+
+
+def fast_path(root=ROOT, measured=None):
+    """``([(notebook, full heading, what it gives, minutes)], total minutes)``: the PINN fast path, read with the model;
+    the total adds the run of 05 top to bottom (its sections need the cells above them)."""
+    measured = measured or run_times(root)["notebooks"]
+    stops = []
+    for name, heading, gives in FAST_PATH:
+        cells = _cells(root, name)
+        title, start, end = _find_span(cells, heading)
+        solution = root / "solutions" / f"{name}.py"
+        result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "", 0)
+        stops.append((name, title, gives, result.total))
+    total = sum(minutes for *_, minutes in stops) + measured["05_laplacian_pinn"]["seconds"] / 60
+    return stops, round(total, 1)
+
+
+def fast_path_text(notebook_name, root=ROOT, measured=None):
+    """The markdown cell that marks the fast path below the title of ``notebook_name`` (00 or 05)."""
+    measured = measured or run_times(root)["notebooks"]
+    stops, total = fast_path(root, measured)
+    cite = lambda name, heading: (f"[{name[:2]}]({name}.ipynb) " if name != notebook_name else "") + f"«{heading}»"
+    run = "this notebook" if notebook_name == "05_laplacian_pinn" else "[05 · The Laplacian PINN](05_laplacian_pinn.ipynb)"
+    lines, number = [FAST_PATH_MARK,
+                     f"**PINN fast path, about {math.ceil(total)} minutes.** Came here because a PINN runs out of memory "
+                     f"on second derivatives? Run {run} top to bottom (*Run → Run All Cells*, about "
+                     f"{measured['05_laplacian_pinn']['seconds']:.0f} s), then read only these sections:", ""], 0
+    merged = []
+    for name, heading, gives, minutes in stops:
+        if gives is None:
+            merged[-1] = (merged[-1][0] + [(name, heading)], merged[-1][1], merged[-1][2] + minutes)
+        else:
+            merged.append(([(name, heading)], gives, minutes))
+    for places, gives, minutes in merged:
+        number += 1
+        where = " and ".join(cite(name, heading) for name, heading in places)
+        lines.append(f"{number}. {where}: {gives} (about {max(1, round(minutes))} min);")
+    lines[-1] = lines[-1].rstrip(";") + "."
+    by_notebook = {}
+    for name, heading in FAST_PATH_ASSUMES:
+        by_notebook.setdefault(name, []).append(f"«{heading}»")
+    assumes = "; ".join(f"[{name[:2]}]({name}.ipynb) " + ", ".join(headings) for name, headings in by_notebook.items())
+    course = sum(estimate(path, root, measured).rounded for path in notebook_paths(root))
+    lines.append("")
+    lines.append(f"It assumes {assumes}: read those first if a graph's saved tensors are new to you. The minutes come "
+                 f"from the reading model of `tools/instructor_guide.py` (the whole course, 00 to 07: about {course} minutes).")
+    return "\n".join(lines)
+
+
+def _cells(root, name):
+    return nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4).cells
 
 
 # --- today's notebooks ------------------------------------------------------------------------------------------
@@ -299,6 +468,18 @@ def checks_block(path):
 
 # --- the guide's generated blocks -------------------------------------------------------------------------------
 
+def fast_path_block(root=ROOT):
+    stops, total = fast_path(root)
+    rows = ["| stop | section | what it gives | minutes |", "|---|---|---|---:|"]
+    rows += [f"| {number} | {name[:2]} «{heading}» | {gives or '(with the row above)'} "
+             f"| {minutes:.1f} |" for number, (name, heading, gives, minutes) in enumerate(stops, start=1)]
+    rows.append(f"| | running 05 top to bottom first | | {run_times(root)['notebooks']['05_laplacian_pinn']['seconds'] / 60:.1f} |")
+    rows.append(f"| | **total** | | **{total:.1f}** (the bound: {FAST_PATH_LIMIT}) |")
+    return ("The PINN fast path, for a learner who came with a PINN that runs out of memory on second derivatives; it is "
+            "marked below the title of 00 and 05, with what it assumes from 01 and 02. Minutes from the reading model:\n\n"
+            + "\n".join(rows))
+
+
 def time_block(path, result):
     rows = ["| part | counted | rate | minutes |", "|---|---|---|---:|"]
     rows += [f"| {part} | {counted} | {rate} | {minutes:.1f} |" for part, (counted, rate, minutes) in result.parts.items()]
@@ -343,15 +524,16 @@ def memory_block(root=ROOT):
 def calibration(root=ROOT):
     """``{notebook: (Estimate of the reviewed version, (reviewer's low, high))}`` from data/instructor_calibration.json."""
     record = json.loads((root / CALIBRATION).read_text())
-    return {name: (Estimate(Features(**entry["features"]), entry["run_seconds"]), tuple(entry["reviewer_minutes"]))
-            for name, entry in record["notebooks"].items()}
+    return {label: (Estimate(Features(**entry["features"]), entry["run_seconds"]), tuple(entry["reviewer_minutes"]))
+            for label, entry in record["read_throughs"].items()}
 
 
 def model_block(root=ROOT):
-    rows = ["| version timed by the reviewer | model (unrounded) | reviewer | inside? |", "|---|---:|---:|---|"]
-    for name, (result, (low, high)) in calibration(root).items():
-        rows.append(f"| `{name}` at `{REVIEWED_COMMIT[:7]}` | {result.total:.1f} min | {low}-{high} min | "
-                    f"{'yes' if low <= result.total <= high else '**no**'} |")
+    rows = ["| version timed by a reviewer | model (unrounded) | reviewer | inside? |", "|---|---:|---:|---|"]
+    for label, (result, (low, high)) in calibration(root).items():
+        name, commit, *_rest, with_notes = REVIEWED[label]
+        rows.append(f"| `{name}` at `{commit[:7]}`{', speaker notes read' if with_notes else ''} | {result.total:.1f} min "
+                    f"| {low}-{high} min | {'yes' if low <= result.total <= high else '**no**'} |")
     rates = (f"prose {PROSE_WORDS_PER_MINUTE} words/min; code {SECONDS_PER_CODE_LINE} s/line; "
              f"{MINUTES_PER_PREDICTION} min per prediction; {MINUTES_PER_EXERCISE} min per exercise + "
              f"{MINUTES_PER_SOLUTION_LINE} min per line of its worked solution; {MINUTES_PER_EXPLORER} min per explorer; "
@@ -362,7 +544,8 @@ def model_block(root=ROOT):
 def blocks(root=ROOT):
     """``{block name: text}``: every generated block of the guide."""
     measured = run_times(root)["notebooks"]
-    found = {"model": model_block(root), "memory": memory_block(root), "torch": torch_block(root)}
+    found = {"model": model_block(root), "memory": memory_block(root), "torch": torch_block(root),
+             "fast-path": fast_path_block(root)}
     for path in notebook_paths(root):
         number = path.stem[:2]
         found[f"objectives-{number}"] = objectives_block(path)
@@ -393,26 +576,44 @@ def _indented(text, indent):
     return "\n".join(indent + line if line.strip() else "" for line in text.split("\n"))
 
 
-def updated_title(path, minutes):
-    """``(notebook, index of its title cell, new title source)``."""
+def updated_title(path, line):
+    """``(notebook, index of its title cell, new title source)`` with ``line`` as its Time line."""
     notebook = nbformat.read(path, as_version=4)
     index = title_cell(notebook, path.name)
-    source = TIME_LINE.sub(f"**Time:** about {minutes} minutes.", notebook.cells[index].source)
+    source = TIME_LINE.sub(lambda _: line, notebook.cells[index].source)
     return notebook, index, source
+
+
+def updated_fast_path_cell(notebook, index, text):
+    """Put the fast path's cell ``text`` right below the title cell at ``index`` (adding it the first time);
+    True when that changed the notebook."""
+    cells = notebook.cells
+    if index + 1 < len(cells) and cells[index + 1].cell_type == "markdown" and cells[index + 1].source.startswith(FAST_PATH_MARK):
+        if cells[index + 1].source == text:
+            return False
+        cells[index + 1].source = text
+        return True
+    cell = nbformat.v4.new_markdown_cell(text, metadata={"slideshow": {"slide_type": "skip"}})  # the learner's route
+    if notebook.nbformat_minor < 5:
+        del cell["id"]
+    cells.insert(index + 1, cell)
+    return True
 
 
 def stale(root=ROOT, write=False):
     """``{file: unified diff}`` for every file that is out of date; with ``write``, bring each up to date."""
     out_of_date, measured = {}, run_times(root)["notebooks"]
     for path in notebook_paths(root):
-        notebook, index, source = updated_title(path, estimate(path, root, measured).rounded)
-        old = notebook.cells[index].source
-        if source != old:
-            name = path.relative_to(root).as_posix()
-            out_of_date[name] = "".join(difflib.unified_diff(
-                old.splitlines(True), source.splitlines(True), f"{name} (title cell)", "the reading model", n=0))
+        notebook, index, source = updated_title(path, time_line(path, root, measured))
+        old, name = notebook.cells[index].source, path.relative_to(root).as_posix()
+        diff = "".join(difflib.unified_diff(
+            old.splitlines(True), source.splitlines(True), f"{name} (title cell)", "the reading model", n=0))
+        notebook.cells[index].source = source
+        if path.stem in FAST_PATH_NOTEBOOKS and updated_fast_path_cell(notebook, index, fast_path_text(path.stem, root, measured)):
+            diff += f"--- {name}: the fast path's cell below the title is missing or stale\n"
+        if diff:
+            out_of_date[name] = diff
             if write:
-                notebook.cells[index].source = source
                 nbformat.write(notebook, path)
     guide, new = (root / GUIDE).read_text(), updated_guide(root)
     if new != guide:
@@ -435,21 +636,23 @@ def _git_show(root, commit, path):
 
 def calibrate(root=ROOT):
     """Count the reviewed versions' features from git history and write data/instructor_calibration.json."""
-    notebooks = {}
-    for name, minutes in REVIEWED.items():
-        found = features(nbformat.reads(_git_show(root, REVIEWED_COMMIT, f"notebooks/{name}.ipynb"), as_version=4),
-                         _git_show(root, REVIEWED_COMMIT, f"solutions/{name}.py"))
-        notebooks[name] = {"commit": REVIEWED_COMMIT, "reviewer_minutes": list(minutes),
-                           "features": dataclasses.asdict(found), "run_seconds": REVIEWED_RUN_SECONDS[name]}
+    read_throughs = {}
+    for label, (name, commit, minutes, run_seconds, with_notes) in REVIEWED.items():
+        found = features(nbformat.reads(_git_show(root, commit, f"notebooks/{name}.ipynb"), as_version=4),
+                         _git_show(root, commit, f"solutions/{name}.py"), with_notes=with_notes)
+        read_throughs[label] = {"notebook": name, "commit": commit, "reviewer_minutes": list(minutes),
+                                "speaker_notes_read": with_notes, "features": dataclasses.asdict(found),
+                                "run_seconds": run_seconds}
     record = {
-        "what": "The notebooks the reviewer of issue 11 timed, as counted by tools/instructor_guide.py's reading model",
-        "reviewer_minutes": "issue 11: a careful read-through took 65-75 min (01) and 100-120 min (05); the issue was "
-                            f"filed on the code round 2 started from, commit {REVIEWED_COMMIT[:7]}",
-        "features": f"counted from git show {REVIEWED_COMMIT[:7]}:notebooks/<name>.ipynb and :solutions/<name>.py",
-        "run_seconds": f"benchmarks/notebooks.py at {REVIEWED_COMMIT[:7]}, the 2-core machine alone (stop 9's closing "
-                       "note, `issues stops`)",
+        "what": "The notebooks reviewers timed, as counted by tools/instructor_guide.py's reading model",
+        "reviewer_minutes": "issue 11: a careful read-through took 65-75 min (01) and 100-120 min (05), on the code "
+                            "round 2 started from (commit 132a941); issue 25: 05 took 95-110 min at commit d9183a3, "
+                            "its speaker notes read too",
+        "features": "counted from git show <commit>:notebooks/<name>.ipynb and :solutions/<name>.py",
+        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone (stop 9's closing "
+                       "note, `issues stops`); d9183a3: data/notebooks_cpu.json at that commit",
         "derived_by": "python tools/instructor_guide.py --calibrate",
-        "notebooks": notebooks,
+        "read_throughs": read_throughs,
     }
     (root / CALIBRATION).write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -465,10 +668,10 @@ def report(root=ROOT):
         result = estimate(path, root, measured)
         print(f"{path.stem:<32}" + "".join(f"{m:12.1f}" for _, _, m in result.parts.values())
               + f"{result.total:8.1f}{result.rounded:9d}")
-    for name, (result, (low, high)) in calibration(root).items():
+    for label, (result, (low, high)) in calibration(root).items():
         verdict = "inside" if low <= result.total <= high else "OUTSIDE"
-        print(f"calibration: {name} at {REVIEWED_COMMIT[:7]}: model {result.total:.1f} min, "
-              f"reviewer {low}-{high}: {verdict}")
+        print(f"calibration: {label}{' (speaker notes read)' if REVIEWED[label][4] else ''}: "
+              f"model {result.total:.1f} min, reviewer {low}-{high}: {verdict}")
 
 
 def main(argv=None):
@@ -488,6 +691,8 @@ def main(argv=None):
     files = stale(write=args.write)
     if args.write:
         print("[instructor_guide] updated: " + (", ".join(files) if files else "nothing, all current"))
+        learner = editions.stale(write=True)  # the learner's edition follows the notebooks it was made from
+        print("[instructor_guide] learner/ updated: " + (", ".join(learner) if learner else "nothing, all current"))
         return 0
     if files:
         print("".join(files.values()))

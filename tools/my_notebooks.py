@@ -2,9 +2,12 @@
 
     python tools/my_notebooks.py                                  copy the notebooks you have no copy of yet
     python tools/my_notebooks.py --fresh 01_graph_lifecycle       a fresh copy of one (yours is kept, renamed)
+    python tools/my_notebooks.py --lecture                        the lecturer's copies, in lecture_notebooks/
 
+my_notebooks/ holds the learner's edition (no speaker notes, tools/editions.py); lecture_notebooks/, which
+`make present` opens, holds the lecture edition (the notebooks as they are, speaker notes included).
 Copies are never overwritten: a notebook added by an update is copied the next time `make lab` starts, and
-one that changed reaches you only when you ask for a fresh copy. my_notebooks/ sits next to notebooks/, so a
+one that changed reaches you only when you ask for a fresh copy. Both folders sit next to notebooks/, so a
 copy finds the course exactly as the original does.
 """
 import argparse
@@ -13,22 +16,32 @@ import pathlib
 import shutil
 import sys
 
+from editions import learner_text
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-COURSE, MINE = ROOT / "notebooks", ROOT / "my_notebooks"
+COURSE, MINE, LECTURE = ROOT / "notebooks", ROOT / "my_notebooks", ROOT / "lecture_notebooks"
 
 
-def copy_missing(course=COURSE, mine=MINE):
-    """Copy every notebook of ``course`` that ``mine`` lacks; return the names copied."""
+def _copy(notebook, target, lecture):
+    if lecture:
+        shutil.copy2(notebook, target)
+    else:
+        target.write_text(learner_text(notebook))
+
+
+def copy_missing(course=COURSE, mine=MINE, lecture=False):
+    """Copy every notebook of ``course`` that ``mine`` lacks (the learner's edition unless ``lecture``); return
+    the names copied."""
     mine.mkdir(exist_ok=True)
     copied = []
     for notebook in sorted(course.glob("*.ipynb")):
         if not (mine / notebook.name).exists():
-            shutil.copy2(notebook, mine / notebook.name)
+            _copy(notebook, mine / notebook.name, lecture)
             copied.append(notebook.name)
     return copied
 
 
-def fresh_copy(name, course=COURSE, mine=MINE, now=None):
+def fresh_copy(name, course=COURSE, mine=MINE, now=None, lecture=False):
     """Replace your copy of one notebook with the course's current one; yours is kept as ``<name>.<time>.ipynb``.
 
     ``name`` may be the file name, its stem, or its two-digit number. Returns the kept file's path (None when
@@ -45,20 +58,22 @@ def fresh_copy(name, course=COURSE, mine=MINE, now=None):
         stamp = (now or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
         kept = mine / f"{notebook.stem}.{stamp}.ipynb"
         (mine / notebook.name).rename(kept)
-    shutil.copy2(notebook, mine / notebook.name)
+    _copy(notebook, mine / notebook.name, lecture)
     return kept
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fresh", metavar="NOTEBOOK", help="a fresh copy of this notebook (e.g. 01_graph_lifecycle)")
+    parser.add_argument("--lecture", action="store_true", help="the lecture edition, in lecture_notebooks/")
     args = parser.parse_args(argv)
+    mine = LECTURE if args.lecture else MINE
     if args.fresh is not None:
-        kept = fresh_copy(args.fresh)
+        kept = fresh_copy(args.fresh, mine=mine, lecture=args.lecture)
         print(f"[my_notebooks] fresh copy of {args.fresh}" + (f"; yours is kept as {kept.relative_to(ROOT)}" if kept else ""))
-    copied = copy_missing()
+    copied = copy_missing(mine=mine, lecture=args.lecture)
     if copied:
-        print(f"[my_notebooks] your copies, to edit and run freely: {', '.join(copied)} -> {MINE.relative_to(ROOT)}/")
+        print(f"[my_notebooks] your copies, to edit and run freely: {', '.join(copied)} -> {mine.relative_to(ROOT)}/")
     return 0
 
 

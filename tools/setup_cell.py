@@ -1,4 +1,5 @@
 """Every notebook's first cell (the Colab setup) and the README's Colab/Binder links, written from one URL.
+The links open learner/, the learner's edition of the notebooks (tools/editions.py).
 
     python tools/setup_cell.py --write     bring notebooks/*.ipynb and README.md up to date (idempotent)
     python tools/setup_cell.py --check     list what is out of date; exit 1 if anything is
@@ -7,14 +8,13 @@ The URL is pyproject.toml's [project.urls] Repository: a fork changes that line 
 The setup cell is a no-op except on Google Colab, where it fetches the course next to the notebook, installs what
 Colab lacks (tools/colab_setup.py; Colab's own torch stays) and makes ``import course_utils`` work.
 """
-import argparse
 import pathlib
 import re
 import sys
 
 import nbformat
 
-from project import BRANCH, ROOT, github_path, repository
+from project import BRANCH, ROOT, github_path, repository, write_or_check
 
 MARKER = "# Setup for Google Colab"
 CELL = MARKER + """ (a no-op anywhere else): fetch the course, install what Colab lacks, keep Colab's torch.
@@ -41,12 +41,13 @@ def is_setup_cell(cell):
     return cell.cell_type == "code" and cell.source.startswith(MARKER)
 
 
+# The links open the learner's edition (no speaker notes), which tools/editions.py writes into learner/.
 def colab_url(notebook, root=ROOT):
-    return f"https://colab.research.google.com/github/{github_path(root)}/blob/{BRANCH}/notebooks/{notebook}"
+    return f"https://colab.research.google.com/github/{github_path(root)}/blob/{BRANCH}/learner/{notebook}"
 
 
 def binder_url(notebook, root=ROOT):
-    return f"https://mybinder.org/v2/gh/{github_path(root)}/{BRANCH}?urlpath=lab/tree/notebooks/{notebook}"
+    return f"https://mybinder.org/v2/gh/{github_path(root)}/{BRANCH}?urlpath=lab/tree/learner/{notebook}"
 
 
 def links_block(root=ROOT):
@@ -106,19 +107,7 @@ def stale(root=ROOT, write=False):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="update the notebooks and README.md")
-    mode.add_argument("--check", action="store_true", help="only say what is out of date")
-    args = parser.parse_args(argv)
-    files = stale(write=args.write)
-    if args.write:
-        print("[setup_cell] updated: " + (", ".join(files) if files else "nothing, all current"))
-        return 0
-    if files:
-        print("[setup_cell] out of date (run `python tools/setup_cell.py --write`): " + ", ".join(files))
-        return 1
-    return 0
+    return write_or_check("setup_cell", __doc__, stale, "the notebooks and README.md", argv)
 
 
 if __name__ == "__main__":

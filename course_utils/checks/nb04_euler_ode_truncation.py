@@ -15,7 +15,7 @@ from ..trace import NotFlatError, Trace
 from ..units import format_bytes
 from . import exercise, expect, fail
 
-__all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "euler_problem", "check_detach", "check_window"]
+__all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "euler_problem", "check_detach", "check_window"]
 
 DT = 0.05
 WINDOWS = (1, 2, 5, 10, 20, 30, 60)
@@ -64,12 +64,20 @@ def check_detach(euler_step):
     return f"{len(targets)} steps, the graph flat at {format_bytes(trace.values['saved'][-1])} before each backward()."
 
 
+TIGHT_WINDOW = 10  # the third budget is one byte short of this window's peak
+
+
 @exercise("Compute the largest truncation window a budget allows")
-def check_window(largest_window, budgets=(WINDOW_BUDGET, WINDOW_BUDGET // 2)):
+def check_window(largest_window, budgets=None):
     """``largest_window(budget_bytes) -> k``: the largest truncation window (any whole number of steps) whose
     graph peaks within ``budget_bytes`` on :func:`euler_problem`; the checker measures ``k`` and ``k + 1``.
-    The bias falls as the window grows (the notebook's section 5), so the largest window that fits is the best."""
+    The bias falls as the window grows (the notebook's section 5), so the largest window that fits is the best.
+    Its budgets: ``WINDOW_BUDGET``, half of it, and one byte short of window ``TIGHT_WINDOW``'s peak, where an
+    answer that leaves out the ``base`` term (``budget // per_step``) takes one step too many."""
     field, x0, targets = euler_problem()
+    if budgets is None:
+        (tight, _cosine), = window_tradeoff(field, x0, targets, DT, [TIGHT_WINDOW]).values()
+        budgets = (WINDOW_BUDGET, WINDOW_BUDGET // 2, tight - 1)
     answers = []
     for budget in budgets:
         window = largest_window(budget)
@@ -77,8 +85,9 @@ def check_window(largest_window, budgets=(WINDOW_BUDGET, WINDOW_BUDGET // 2)):
                f"return a whole number of steps between 1 and {len(targets)}; got {window!r}")
         peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [window, window + 1]).items()}
         expect(peaks[window] <= budget,
-               f"window {window} peaks at {format_bytes(peaks[window])} of graph, over the budget of {format_bytes(budget)}: "
-               "memory grows by the same bytes with every step of window; solve base + k x per_step <= budget for k.")
+               f"window {window} peaks at {format_bytes(peaks[window])} of graph, over the budget of {format_bytes(budget)} "
+               f"by {format_bytes(peaks[window] - budget)}: memory is base + k x per_step, and the base counts too; "
+               "solve base + k x per_step <= budget for k.")
         expect(window == len(targets) or peaks[window + 1] > budget,
                f"window {window + 1} fits the budget of {format_bytes(budget)} too ({format_bytes(peaks[window + 1])}): "
                "take the largest k with base + k x per_step <= budget (the bias shrinks with k).")

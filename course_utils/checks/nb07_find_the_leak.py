@@ -1,8 +1,10 @@
 """Checkers for notebook 07, find the leak: each mystery training script of ``notebooks/clinic/``, fixed.
 
 A fix is the script's leaking line and what it should say instead (two strings). It passes when the
-fixed script's step is flat under :func:`~course_utils.find_leaks` *and* trains exactly as the
-reference fix does (same parameters and gradients after the same steps).
+fixed script's step is flat under :func:`~course_utils.find_leaks`, trains exactly as the
+reference fix does (same parameters and gradients after the same steps), *and* holds no more graph
+when ``optimizer.step()`` runs than the reference does (``retain_graph=True`` is flat, but keeps the
+graph that ``backward()`` should have freed).
 
 >>> def fix():
 ...     raise NotImplementedError
@@ -17,6 +19,8 @@ import pathlib
 import torch
 
 from ..leaks import find_leaks
+from ..meters import GraphMemory
+from ..units import format_bytes
 from . import exercise, expect
 
 __all__ = ["CLINIC", "MYSTERIES", "mystery", "check_fix"]
@@ -65,6 +69,18 @@ def _state(namespace):
             for name, p in namespace["model"].named_parameters()]
 
 
+def _graph_at_update(namespace):
+    """Bytes of graph (saved tensors) still held when the script's ``optimizer.step()`` starts, in one more step."""
+    held = []
+    with GraphMemory() as graph:
+        hook = namespace["optimizer"].register_step_pre_hook(lambda *_: held.append(graph.bytes))
+        try:
+            namespace["step"]()
+        finally:
+            hook.remove()
+    return max(held, default=0)
+
+
 def check_fix(name, fix):
     """``fix()`` returns ``(leaking text, replacement)`` for mystery script ``name``."""
     return exercise(f"Mystery {name!r}: find and fix the leak")(_check_fix)(name, fix)
@@ -91,4 +107,10 @@ def _check_fix(name, fix):
                "stop the leak without changing what is learned (detach or .item() only what is logged or carried)")
         expect(torch.allclose(value, value_ref, atol=1e-6), f"after {_STEPS} steps {label} differs from the intended "
                                                             "training's: the fix changed the optimisation")
+    held, intended = _graph_at_update(fixed), _graph_at_update(reference)
+    expect(held <= intended,
+           f"flat, but when optimizer.step() runs the fixed step still holds {format_bytes(held)} of graph, where the "
+           f"intended training holds {format_bytes(intended)}: backward() should free the graph it ran through. "
+           "retain_graph=True keeps it alive until the step ends, and every step pays for it. Which argument made "
+           "the leak in the first place? Remove that one rather than add another.")
     return f"flat over {_STEPS} steps, and the gradients match the intended training."

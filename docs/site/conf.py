@@ -26,7 +26,7 @@ html_title = project
 html_theme_options = {
     "repository_url": repository(),
     "repository_branch": BRANCH,
-    "path_to_docs": "notebooks",  # each page's notebook is notebooks/<page>.ipynb in the repository
+    "path_to_docs": "learner",  # each page is the learner's edition: learner/<page>.ipynb in the repository (tools/editions.py)
     "use_repository_button": True,
     "launch_buttons": {"colab_url": "https://colab.research.google.com",
                        "binderhub_url": "https://mybinder.org", "notebook_interface": "jupyterlab"},
