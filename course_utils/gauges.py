@@ -49,6 +49,7 @@ METERS = {  # name -> what the row is called
     "cuda_reserved": "CUDA reserved",
 }
 EXACT_METERS = ("saved", "live")
+LIVE_ONLY = "amlab_live_only"  # output metadata: a view only a live kernel shows (tools/handouts.py drops it)
 GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
 _now = time.monotonic  # the throttle's clock (tests replace it)
 
@@ -378,7 +379,8 @@ class _WidgetView:
             from IPython.display import display
             bundle = self.box._repr_mimebundle_()
             bundle["text/plain"] = f"MemoryGauge {model.title!r} (a live widget; the summary below stays readable)"
-            display(bundle, raw=True)
+            # a page without a kernel (the decks, the site) drops this output: the summary below stands for it
+            display(bundle, raw=True, metadata={LIVE_ONLY: True})
 
     def redraw(self):
         model = self.model
