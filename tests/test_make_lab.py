@@ -53,6 +53,12 @@ def test_make_lab_prints_a_url_that_answers(root, free_port, target):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/my_notebooks/00_start_here.ipynb?token={token}",
                                     timeout=30) as response:
             assert response.status == 200, "the server serves the learner's copy"
+        if target == "present":
+            assert "amlab-rise-speaker" in page[1], "make present loads the speaker view's patch (tools/labextensions/)"
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/files/my_notebooks/rise.css?token={token}",
+                                        timeout=30) as response:
+                assert response.read() == (root / "tools" / "rise.css").read_bytes(), (
+                    "RISE loads rise.css from the notebooks' folder: make present copies tools/rise.css there")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

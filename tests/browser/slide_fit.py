@@ -149,7 +149,7 @@ def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
     from nbformat.sign import NotebookNotary
     from playwright.sync_api import sync_playwright
 
-    (folder / "notebooks").mkdir()
+    (folder / "notebooks").mkdir(parents=True)
     for notebook in notebooks:  # trusted, as a notebook run in the lecture is: its HTML outputs' SVG is drawn
         nb = nbformat.read(notebook, as_version=4)
         NotebookNotary().sign(nb)
