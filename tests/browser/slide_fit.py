@@ -8,8 +8,8 @@ Serves the notebooks (executed copies, so that their outputs are on the slides: 
 a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium at each window size, visits every
 (sub)slide by its URL hash ``#/h/v`` and reads the page:
 
-* ``cut``: the slide's cells reach past the window (bottom or right edge) by ``overflow`` px; ``reachable``: the
-  slide scrolls (RISE's ``scroll`` setting), so the lecturer can still bring the rest into view;
+* ``cut``: the slide's text or pictures reach below the window's bottom by ``overflow`` px (with every fragment
+  shown); ``reachable``: the slide scrolls (RISE's ``scroll`` setting), so the lecturer can still bring it into view;
 * ``wide``: a code line or a printed line longer than its box (it scrolls sideways inside the cell);
 * ``min_px``: the smallest text per kind (``code``, ``prose``, ``table``, ``output``), prompts left out; pictures
   are not text: ``img_scale`` is the smallest shown/natural width of a picture on the slide and ``svg_label_px`` the
@@ -100,8 +100,9 @@ MEASURE = """() => {
         const px = parseFloat(text.getAttribute('font-size') || getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
         svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
     }
-    return {id: slide.id, cells: cells.length, overflow: Math.round(Math.max(bottom - H, right - W, 0)),
-            cut: bottom > H + 1 || right > W + 1, reachable: scrolls, wide, min_px: minPx, smallest,
+    // cut: drawn below the window's bottom (a line too wide wraps, or scrolls in its cell: ``wide``)
+    return {id: slide.id, cells: cells.length, overflow: Math.round(Math.max(bottom - H, 0)),
+            right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide, min_px: minPx, smallest,
             img_scale: imgScale, svg_label_px: svgLabel};
 }"""
 

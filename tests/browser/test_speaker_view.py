@@ -88,7 +88,7 @@ def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_pat
                 after_t = shown_slide(page)
                 notes = speaker.evaluate(READ_NOTES)
                 speaker.set_viewport_size({"width": 1100, "height": 700})
-                speaker.screenshot(path=str(ROOT / "artifacts" / "speaker_view.png"))
+                speaker.screenshot(path=str(ROOT / "artifacts" / f"speaker_view{'' if patched else '_unpatched'}.png"))
                 page.keyboard.press("ArrowRight")
                 followed = wait_for_notes(speaker, NOTES[3], timeout=30)
                 moved_to = shown_slide(page)
