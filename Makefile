@@ -5,7 +5,7 @@
 #   make test TORCH=2.14.1   the same suite on another torch, in its own environment (.venv-torch-2.14.1)
 #   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser (about a minute)
 #   make fresh NOTEBOOK=01_graph_lifecycle   a fresh copy of one notebook in my_notebooks/ (the old one is kept)
-#   make present             lecturers: JupyterLab with RISE on lecture_notebooks/ (speaker notes kept), projector-readable plots and gauges (AMLAB_LECTURE=1)
+#   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept), projector-readable slides, plots and gauges
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
@@ -52,11 +52,16 @@ lab: setup
 	$(BIN)/python tools/my_notebooks.py
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/00_start_here.ipynb
 
-# The lecture: the lecture edition (speaker notes included: RISE's speaker view, key T) in lecture_notebooks/, served with RISE (Alt+R or the toolbar's "Render as slideshow"); every kernel it
-# starts reads AMLAB_LECTURE=1 and switches on course_utils.lecture_style() (plots, gauges, tables for the back row).
+# The lecture: the lecture edition (speaker notes included: RISE's speaker view, key T) in lecture_notebooks/, served with RISE,
+# opened on the lecture path's first notebook (docs/instructors.md). Every kernel it starts reads AMLAB_LECTURE=1 and switches
+# on course_utils.lecture_style() (plots, gauges, tables for the back row); RISE reads the projector stylesheet rise.css from
+# the notebooks' folder (tools/rise.css: text >= 24 px) and its settings from tools/jupyterlab_overrides.json (scroll on);
+# tools/labextensions/ patches its speaker view (key T).
 present: setup
 	$(BIN)/python tools/my_notebooks.py --lecture
-	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" lecture_notebooks/04_euler_ode_truncation.ipynb
+	cp tools/rise.css lecture_notebooks/rise.css
+	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" \
+	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" lecture_notebooks/00_start_here.ipynb
 
 slides: setup
 	$(BIN)/python tools/handouts.py slides

@@ -41,7 +41,7 @@ _PUBLIC = {
     "GraphTable": "graphs", "NoGraphError": "graphs",
     # exercises, predictions and explorers
     "checks": None,
-    "predict": "predictions", "explorers": None,
+    "predict": "predictions", "explorers": None, "static_explorer": "explorer_html",
     # the worked problems
     "models": None, "pinn": None, "laplacians": None, "ode": None, "integrate": None,
 }

@@ -17,7 +17,7 @@ and a sparkline, and a status line (step, growth per step, budget). It redraws a
 When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
 do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary. In lecture
 mode (:func:`~course_utils.lecture.lecture_style`) the panel is HTML replaced in place (live in the RISE
-slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 20 px.
+slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 24 px.
 
 Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
 :func:`memory_budget` when ``budget`` is set) are read at every sample; the device's counters
@@ -49,6 +49,7 @@ METERS = {  # name -> what the row is called
     "cuda_reserved": "CUDA reserved",
 }
 EXACT_METERS = ("saved", "live")
+LIVE_ONLY = "amlab_live_only"  # output metadata: a view only a live kernel shows (tools/handouts.py drops it)
 GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
 _now = time.monotonic  # the throttle's clock (tests replace it)
 
@@ -58,6 +59,26 @@ def _in_kernel():
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+_titles_shown = {}  # title -> (the cell run that showed it, how many times): see _unique_title
+
+
+def _unique_title(title):
+    """``title``, numbered (``"keeps x (2)"``) when gauges of the same cell run already showed it: two gauges made by
+    one helper on one slide stay apart. Outside a kernel, or in a new cell run, the title as it is.
+
+    >>> _unique_title("a loop"), _unique_title("a loop")   # no kernel here: no cell runs to tell apart
+    ('a loop', 'a loop')
+    """
+    shell = sys.modules["IPython"].get_ipython() if _in_kernel() else None
+    run = getattr(shell, "execution_count", None)
+    if run is None:
+        return title
+    last_run, times = _titles_shown.get(title, (None, 0))
+    times = times + 1 if last_run == run else 1
+    _titles_shown[title] = (run, times)
+    return title if times == 1 else f"{title} ({times})"
 
 
 def _show(obj):
@@ -144,6 +165,7 @@ class GaugeModel:
         self.meters = tuple(meters)
         self.budget = budget
         self.title = title
+        self.shown_title = None  # the title a view shows: ``title``, numbered when a cell shows it twice (_unique_title)
         self.trace = Trace(title)
         self.live = self.graph = None  # this run's meters
         self.status = GaugeStatus.NOT_STARTED
@@ -308,17 +330,24 @@ class GaugeModel:
             level = "warning"
         return level
 
+    def shown_meters(self):
+        """The meters a view shows: all of them; in lecture mode only those this machine has (a CPU gauge on a
+        slide has no "not available here" rows for CUDA)."""
+        if lecture.is_on():
+            return [name for name in self.meters if self.available.get(name, False)] or list(self.meters[:1])
+        return list(self.meters)
+
     def summary(self):
         """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
         rows = []
-        for name in self.meters:
+        for name in self.shown_meters():
             if not self.available.get(name, False):
                 rows.append((METERS[name], "not available here", "", "", ""))
                 continue
             series = self.trace.values.get(name, [])
             rows.append((METERS[name], format_bytes(self.last(name)), format_bytes(self.peak(name)),
                          format_bytes(self.growth(name), signed=True) + "/step", _sparkline_svg(series)))
-        return GaugeSummary(self.title, rows, self.status_line())
+        return GaugeSummary(self.shown_title or self.title, rows, self.status_line())
 
 
 class _WidgetView:
@@ -332,7 +361,7 @@ class _WidgetView:
         # ipywidgets' own font-size style; the em widths below grow with it (lecture mode: readable on a projector)
         text = {"style": {"font_size": f"{lecture.WIDGET_PX}px"}} if lecture.is_on() else {}
         rows = []
-        for name in model.meters:
+        for name in model.shown_meters():
             label = w.Label(METERS[name], layout=w.Layout(width="11em"), **text)
             if not model.available[name]:
                 na = w.HTML("<i>not available here</i>", **text).add_class("amlab-gauge-na")
@@ -343,14 +372,15 @@ class _WidgetView:
                                 w.HTML(layout=w.Layout(width="9em"), **text).add_class("amlab-gauge-peak"),
                                 w.HTML(**text).add_class("amlab-gauge-spark"))
             rows.append(w.HBox([label, *self.cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
-        title = w.HTML(f"<b>{html.escape(model.title)}</b>", **text)
+        title = w.HTML(f"<b>{html.escape(model.shown_title)}</b>", **text)
         self.status = w.HTML(**text).add_class("amlab-gauge-status")
         self.box = w.VBox([title, *rows, self.status]).add_class("amlab-gauge")
         if _in_kernel():
             from IPython.display import display
             bundle = self.box._repr_mimebundle_()
             bundle["text/plain"] = f"MemoryGauge {model.title!r} (a live widget; the summary below stays readable)"
-            display(bundle, raw=True)
+            # a page without a kernel (the decks, the site) drops this output: the summary below stands for it
+            display(bundle, raw=True, metadata={LIVE_ONLY: True})
 
     def redraw(self):
         model = self.model
@@ -368,7 +398,10 @@ class _Row:
     def __init__(self, model, name):
         self.last, top = model.last(name), model.peak(name)
         if model.budget is not None and name == "live":
-            self.level, self.scale = _budget_level(model.budget_fraction()), model.budget
+            # lecture mode scales the bar to the run's own peak, so that growth shows on a slide (a few kB of a
+            # 20 MB budget would stay at 0 %); the budget's share is the colour and the status line's "(N % used)"
+            self.level = _budget_level(model.budget_fraction())
+            self.scale = _nice_ceiling(max(top or 0, 1)) if lecture.is_on() else model.budget
         else:
             self.level, self.scale = "info", _nice_ceiling(max(top or 0, 1))
         self.value_html = (f"<span title='{self.last:,} bytes'>{format_bytes(self.last)}</span>"
@@ -405,7 +438,7 @@ class _HtmlView:
         size = f"font-size:{lecture.WIDGET_PX}px;" if lecture.is_on() else ""
         cell = "<td style='padding:0.1em 0.6em 0.1em 0;text-align:{}' class='{}'>{}</td>"
         rows = []
-        for name in model.meters:
+        for name in model.shown_meters():
             label = cell.format("left", "amlab-gauge-label", html.escape(METERS[name]))
             if not model.available.get(name, False):
                 rows.append(f"<tr class='amlab-gauge-row amlab-gauge-{name}'>{label}"
@@ -420,7 +453,7 @@ class _HtmlView:
                         f"{cell.format('right', 'amlab-gauge-peak', row.peak_text)}"
                         f"{cell.format('left', 'amlab-gauge-spark', row.spark)}</tr>")
         # the size goes on the table too: JupyterLab's own CSS gives tables in an output a font size of their own
-        return (f"<div class='amlab-gauge' style='{size}line-height:1.4'><b>{html.escape(model.title)}</b>"
+        return (f"<div class='amlab-gauge' style='{size}line-height:1.4'><b>{html.escape(model.shown_title)}</b>"
                 f"<table style='{size}border-collapse:collapse'>{''.join(rows)}</table>"
                 f"<div class='amlab-gauge-status'>{_status_html(model)}</div></div>")
 
@@ -529,6 +562,7 @@ class MemoryGauge:
     def __enter__(self):
         self.model.start()
         self.redraws, self._next_draw = 0, float("-inf")
+        self.model.shown_title = _unique_title(self.model.title)
         view = self.mode
         if view == "auto":
             view = ("html" if lecture.is_on() else "widget") if _in_kernel() else "text"

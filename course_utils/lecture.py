@@ -34,7 +34,7 @@ SIZES_PX = {  # matplotlib text roles -> pixels in lecture mode (the defaults ar
 }
 MAX_LEGEND_ENTRIES = 4
 TABLE_ROWS = 12  # rows a table shows in lecture mode unless it names its key rows (the course's tables, e.g. 06's 10 methods with its WRONG row, stay whole)
-WIDGET_PX = 20  # the gauges' text
+WIDGET_PX = 24  # the gauges' text: the slides' floor (tools/rise.css gives every other text >= 24 px)
 GREY = "#b0b0b0"  # series left out of a capped legend
 _HOOK = f"{__name__}:_lecture_figure"  # rcParams["figure.hooks"] entry: every new pyplot figure
 _saved = None  # the rcParams lecture_style changed, as they were before; None while lecture mode is off

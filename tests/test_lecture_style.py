@@ -140,12 +140,12 @@ def test_a_table_shows_its_key_rows_or_its_first_rows_and_says_how_many_more(lec
         Table(("method", "peak"), rows, key_rows=(total,))
 
 
-def test_gauges_use_20_px_text_in_lecture_mode(lecturing):
+def test_gauges_use_the_slides_text_size_in_lecture_mode(lecturing):
     gauge, kept = MemoryGauge(meters=("live",), mode="widget", title="lecture"), []
     for _ in gauge.track(range(3)):
         kept.append(bytearray(10))
     value = gauge._widgets["cells"]["live"][1]
-    assert value.style.font_size == f"{lecture.WIDGET_PX}px" and lecture.WIDGET_PX >= 16
+    assert value.style.font_size == f"{lecture.WIDGET_PX}px" and lecture.WIDGET_PX >= 24, "tools/rise.css's floor"
     assert f"font-size:{lecture.WIDGET_PX}px" in gauge.summary()._repr_html_()
 
 
@@ -159,7 +159,9 @@ def test_in_a_kernel_lecture_mode_shows_the_gauge_as_html_replaced_in_place(lect
     assert isinstance(gauge.view, gauges._HtmlView) and gauge._widgets is None
     panel = gauge.view.html()
     assert f"<span title='{gauge.live.bytes:,} bytes'>" in panel and f"font-size:{lecture.WIDGET_PX}px" in panel
-    assert "amlab-gauge-row amlab-gauge-live" in panel and "not available here" in panel and "finished" in panel
+    assert "amlab-gauge-row amlab-gauge-live" in panel and "finished" in panel
+    assert "not available here" not in panel and ("amlab-gauge-cuda_allocated" in panel) == torch.cuda.is_available(), (
+        "on a slide a gauge shows only the meters this machine has")
     assert gauge.view.bundle()["text/plain"] == str(gauge.summary()), "the last frame reads as the summary in text"
     lecture_style(False)
     plain = MemoryGauge(meters=("live",))
@@ -191,12 +193,38 @@ def test_the_environment_variable_switches_it_on_at_import_and_nothing_is_import
     assert run_python(code, MPLBACKEND="Agg")[:2] == ["False", "False"], "without it, import course_utils stays light"
 
 
-def test_the_venv_gets_jupyterlab_settings_that_switch_off_the_news_pop_up():
+def test_the_venv_gets_jupyterlab_settings_that_switch_off_the_news_pop_up_and_let_slides_scroll():
     overrides = json.loads((ROOT / "tools" / "jupyterlab_overrides.json").read_text())
-    assert overrides == {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
-                                                                         "checkForUpdates": False}}
-    # the names must be JupyterLab's own, or the override does nothing
-    schema = Path(sys.prefix) / "share/jupyter/lab/schemas/@jupyterlab/apputils-extension/notification.json"
-    assert set(overrides["@jupyterlab/apputils-extension:notification"]) <= set(json.loads(schema.read_text())["properties"])
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
+    assert overrides["jupyterlab-rise:plugin"]["scroll"] is True, "RISE's safety net: a slide taller than the window scrolls"
+    # the names must be JupyterLab's (and jupyterlab-rise's) own, or the override does nothing
+    for plugin, schema in (("@jupyterlab/apputils-extension:notification", "lab/schemas/@jupyterlab/apputils-extension/notification.json"),
+                           ("jupyterlab-rise:plugin", "labextensions/jupyterlab-rise/schemas/jupyterlab-rise/plugin.json")):
+        properties = json.loads((Path(sys.prefix) / "share/jupyter" / schema).read_text())["properties"]
+        assert set(overrides[plugin]) <= set(properties), f"{plugin}: {set(overrides[plugin]) - set(properties)}"
     recipe = (ROOT / "Makefile").read_text().split("$(STAMP): pyproject.toml", 1)[1].split("\n\n", 1)[0]
     assert "tools/jupyterlab_overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json" in recipe
+
+
+def test_on_a_slide_a_budgeted_bar_is_scaled_to_the_run_and_the_budget_share_is_in_the_status(lecturing):
+    gauge, kept = MemoryGauge(meters=("live",), budget=20_000_000, mode="widget"), []
+    for _ in gauge.track(range(3)):
+        kept.append(torch.zeros(250))
+    bar = gauge._widgets["cells"]["live"][0]
+    assert bar.max == gauges._nice_ceiling(gauge.live.peak) and bar.value / bar.max > 0.1, (
+        f"the bar shows {bar.value} of {bar.max}: growth of a few kB must be visible, not 0 % of 20 MB")
+    assert "budget 20.0 MB (0% used)" in gauge.model.status_line()
+
+
+def test_gauges_shown_twice_by_one_cell_run_get_numbered_titles(monkeypatch):
+    class Shell:
+        execution_count = 7
+
+    monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
+    monkeypatch.setattr(gauges, "_titles_shown", {})
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
+    assert [gauges._unique_title("keeps x") for _ in range(3)] == ["keeps x", "keeps x (2)", "keeps x (3)"]
+    Shell.execution_count = 8
+    assert gauges._unique_title("keeps x") == "keeps x", "a new cell run starts the count again"

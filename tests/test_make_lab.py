@@ -33,7 +33,8 @@ def test_make_lab_prints_a_url_that_answers(root, free_port, target):
             match = re.search(rf"(http://127\.0\.0\.1:{port}/lab\S*token=\w+)", line)
             url = match.group(1) if match else None
         assert url, f"make {target} printed no URL with a token:\n" + "".join(seen[-30:])
-        assert (root / "my_notebooks" / "00_start_here.ipynb").exists(), "make lab copies the notebooks to my_notebooks/"
+        folder = "lecture_notebooks" if target == "present" else "my_notebooks"
+        assert (root / folder / "00_start_here.ipynb").exists(), f"make {target} copies the notebooks to {folder}/"
         page = None
         while page is None and time.monotonic() < deadline:  # the URL can be printed a moment before it answers
             try:
@@ -50,9 +51,15 @@ def test_make_lab_prints_a_url_that_answers(root, free_port, target):
             assert lab and all(p.environ().get("AMLAB_LECTURE") == "1" for p in lab), (
                 "make present runs JupyterLab with AMLAB_LECTURE=1, so that every kernel it starts is lecture-styled")
         token = url.rsplit("token=", 1)[1]
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/my_notebooks/00_start_here.ipynb?token={token}",
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/{folder}/00_start_here.ipynb?token={token}",
                                     timeout=30) as response:
-            assert response.status == 200, "the server serves the learner's copy"
+            assert response.status == 200, f"the server serves the copy in {folder}/"
+        if target == "present":
+            assert "amlab-rise-speaker" in page[1], "make present loads the speaker view's patch (tools/labextensions/)"
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/files/lecture_notebooks/rise.css?token={token}",
+                                        timeout=30) as response:
+                assert response.read() == (root / "tools" / "rise.css").read_bytes(), (
+                    "RISE loads rise.css from the notebooks' folder: make present copies tools/rise.css there")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

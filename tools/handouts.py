@@ -31,6 +31,7 @@ from executed import ROOT, execute  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LIVE_ONLY = "amlab_live_only"  # an output's metadata key, course_utils.gauges.LIVE_ONLY: shown by a live kernel only
 SITE_CONF = ROOT / "docs" / "site"
 
 
@@ -79,6 +80,13 @@ def static_copy(nb):
     ...     "display_data", data={WIDGET_VIEW: {"model_id": "1"}, "text/plain": "MemoryGauge 'x'"})])
     >>> static_copy(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs[0].data
     {'text/plain': "MemoryGauge 'x'"}
+
+    An output marked live-only (a gauge's panel, whose summary is displayed after it) goes altogether:
+
+    >>> from course_utils import gauges
+    >>> cell.outputs[0].metadata = {gauges.LIVE_ONLY: True}
+    >>> static_copy(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
+    []
     """
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)  # the widgets' saved state: only a widget manager (from a CDN) reads it
@@ -86,6 +94,8 @@ def static_copy(nb):
         outputs = []
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
+            if output.get("metadata", {}).get(LIVE_ONLY):
+                continue
             if output.output_type not in ("display_data", "execute_result") or output.data:
                 outputs.append(output)
         if cell.cell_type == "code":

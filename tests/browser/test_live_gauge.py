@@ -44,7 +44,7 @@ def api(url, token, method="GET"):
 class Lab:
     """A JupyterLab server in a temporary folder; ``stop()`` shuts its kernels and itself down."""
 
-    def __init__(self, folder, port, env=None):
+    def __init__(self, folder, port, env=None, args=()):
         self.port, self.token = port, secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
         settings = folder / "lab-settings"
@@ -58,7 +58,8 @@ class Lab:
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
              "--ServerApp.port_retries=0",
              f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []), f"--ServerApp.root_dir={folder / 'notebooks'}",
-             f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}"],
+             f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}",
+             *args],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=folder,
             env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), **(env or {})},
         )

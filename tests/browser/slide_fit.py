@@ -1,0 +1,223 @@
+"""Every slide of a notebook in RISE, measured in chromium: is anything cut off, and how small is the text?
+
+    python tests/browser/slide_fit.py build/executed/04_euler_ode_truncation.ipynb   # at 1280x720 and 1920x1080
+    python tests/browser/slide_fit.py NB... --bare        # RISE as it comes (the "before")
+    python tests/browser/slide_fit.py NB... --sizes 1280x720 --json out.json --shots artifacts/fit
+
+Serves the notebooks (executed copies, so that their outputs are on the slides: ``python tools/executed.py``) with
+a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium at each window size, visits every
+(sub)slide by its URL hash ``#/h/v`` and reads the page:
+
+* ``cut``: the slide's text or pictures reach below the window's bottom by ``overflow`` px (with every fragment
+  shown); ``reachable``: the slide scrolls (RISE's ``scroll`` setting), so the lecturer can still bring it into view;
+* ``wide``: a code line or a printed line longer than its box (it scrolls sideways inside the cell);
+* ``min_px``: the smallest text per kind (``code``, ``prose``, ``table``, ``output``), prompts left out; pictures
+  are not text: ``img_scale`` is the smallest shown/natural width of a picture on the slide and ``svg_label_px`` the
+  smallest label of a graph (graphviz SVG) as shown.
+
+By default the notebooks' folder gets the course's ``tools/rise.css`` and RISE the settings of
+``tools/jupyterlab_overrides.json``, as ``make present`` gives them; ``--bare`` leaves both out.
+"""
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+import test_live_gauge  # noqa: E402
+from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
+
+STYLESHEET = ROOT / "tools" / "rise.css"
+RISE_SETTINGS = "jupyterlab-rise/plugin.jupyterlab-settings"  # RISE's settings in tools/jupyterlab_overrides.json
+SIZES = ((1280, 720), (1920, 1080))
+
+MEASURE = """() => {
+    const W = window.innerWidth, H = window.innerHeight;
+    const slide = document.querySelector('.reveal .slides > section.present > section.present');
+    if (!slide) return null;
+    const cells = Array.from(slide.querySelectorAll('.jp-Cell'))
+        .filter(c => !c.classList.contains('reveal-skip') && !c.closest('aside.notes'));
+    slide.querySelectorAll('.fragment').forEach(f => f.classList.add('visible'));  // as at its last fragment
+    let bottom = 0, right = 0;  // of what is drawn: text, pictures, the gauges' bars (not the cells' padding)
+    const ink = box => {
+        if (box.width === 0 || box.height === 0) return;
+        bottom = Math.max(bottom, box.bottom); right = Math.max(right, box.right);
+    };
+    const style = getComputedStyle(slide);
+    const scrolls = /(auto|scroll)/.test(style.overflowY) && slide.scrollHeight > slide.clientHeight + 1;
+    const kind = el => el.closest('.jp-InputPrompt, .jp-OutputPrompt') ? 'prompt'
+        : el.closest('table') ? 'table'
+        : el.closest('.cm-content') ? 'code'
+        : el.closest('.jp-OutputArea') ? 'output'
+        : el.closest('.jp-MarkdownCell') ? 'prose' : 'other';
+    const minPx = {};
+    const smallest = {};
+    for (const cell of cells) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);  // (SVG text: svg_label_px)
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const el = node.parentElement;
+            if (!node.textContent.trim() || !el || el.closest('svg') || el.getClientRects().length === 0) continue;
+            const css = getComputedStyle(el);
+            if (css.visibility === 'hidden' || el.closest('[style*="display: none"], .lm-mod-hidden')) continue;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            if (!el.closest('.cm-scroller')) ink(range.getBoundingClientRect());  // a code line's box is its scroller's
+            const px = parseFloat(css.fontSize), k = kind(el);
+            if (!(k in minPx) || px < minPx[k]) { minPx[k] = px; smallest[k] = node.textContent.trim().slice(0, 40); }
+        }
+        cell.querySelectorAll('img, svg, .cm-scroller, progress').forEach(el => {
+            if (el.getClientRects().length && !el.closest('.lm-mod-hidden')) ink(el.getBoundingClientRect());
+        });
+    }
+    const wide = Array.from(slide.querySelectorAll('.cm-scroller, .jp-OutputArea-output pre'))
+        .filter(el => !el.closest('aside.notes') && !el.closest('.reveal-skip') && el.scrollWidth > el.clientWidth + 1).length;
+    let imgScale = null, svgLabel = null;
+    for (const img of slide.querySelectorAll('.jp-OutputArea img')) {
+        if (img.closest('.reveal-skip') || !img.naturalWidth) continue;
+        const shown = img.getBoundingClientRect().width;
+        if (img.src.startsWith('data:image/svg+xml')) {
+            const text = img.src.includes('base64,') ? atob(img.src.split('base64,')[1])
+                : decodeURIComponent(img.src.split(',').slice(1).join(','));
+            const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+            const viewWidth = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width || img.naturalWidth;
+            const sizes = Array.from(svg.querySelectorAll('text')).map(t => parseFloat(t.getAttribute('font-size') || '14'));
+            if (sizes.length) {
+                const px = Math.min(...sizes) * shown / viewWidth;
+                svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
+            }
+        } else {
+            const scale = shown / img.naturalWidth;
+            imgScale = imgScale === null ? scale : Math.min(imgScale, scale);
+        }
+    }
+    for (const text of slide.querySelectorAll('.jp-OutputArea svg text')) {  // inline SVG (a graph in HTML)
+        const ctm = text.getScreenCTM();
+        if (!ctm || text.closest('.reveal-skip') || !text.getClientRects().length) continue;
+        const px = parseFloat(text.getAttribute('font-size') || getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
+        svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
+    }
+    // cut: drawn below the window's bottom (a line too wide wraps, or scrolls in its cell: ``wide``)
+    return {id: slide.id, cells: cells.length, overflow: Math.round(Math.max(bottom - H, 0)),
+            right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide, min_px: minPx, smallest,
+            img_scale: imgScale, svg_label_px: svgLabel};
+}"""
+
+
+def measure_notebook(page, lab, name, shots=None, tag=""):
+    """Open ``name``'s slideshow on ``page`` and measure every (sub)slide; return the list of measurements."""
+    page.goto(f"{lab.base}/rise/{name}?token={lab.token}")
+    page.wait_for_selector(".reveal.ready .slides > section.present > section.present", timeout=120_000)
+    page.wait_for_timeout(1500)
+    ids = page.evaluate("() => Array.from(document.querySelectorAll('.reveal .slides > section > section'))"
+                        ".filter(s => s.querySelector('.jp-Cell:not(.reveal-skip)')).map(s => s.id)")
+    slides = []
+    for slide_id in ids:
+        _, h, v = slide_id.split("-")
+        page.evaluate(f"() => {{ location.hash = '#/{h}/{v}'; }}")
+        page.wait_for_selector(f".reveal .slides > section.present > section.present#{slide_id}", timeout=20_000)
+        page.wait_for_timeout(400)  # RISE's setScrollingSlide and reveal's layout run on slidechanged
+        found = page.evaluate(MEASURE)
+        slides.append(found)
+        if shots is not None and found["cut"]:
+            page.screenshot(path=str(shots / f"{Path(name).stem}_{tag}_{slide_id}.png"))
+    return slides
+
+
+def summary(slides):
+    """Counts and extremes of one notebook's measurements at one size."""
+    kinds = {}
+    for slide in slides:
+        for kind, px in slide["min_px"].items():
+            if kind != "prompt":
+                kinds[kind] = min(px, kinds.get(kind, px))
+    labels = [s["svg_label_px"] for s in slides if s["svg_label_px"] is not None]
+    scales = [s["img_scale"] for s in slides if s["img_scale"] is not None]
+    return {"slides": len(slides), "cut": sum(s["cut"] for s in slides),
+            "unreachable": sum(s["cut"] and not s["reachable"] for s in slides),
+            "wide": sum(bool(s["wide"]) for s in slides), "min_px": kinds,
+            "smallest_text_px": min(kinds.values()) if kinds else None,
+            "svg_label_px": min(labels) if labels else None, "img_scale": min(scales) if scales else None,
+            "cut_ids": [f"{s['id']} (+{s['overflow']} px)" for s in slides if s["cut"]]}
+
+
+def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
+    """``{notebook: {"WxH": summary}}`` for the notebooks (paths), served from ``folder`` (a temporary folder)."""
+    import nbformat
+    from nbformat.sign import NotebookNotary
+    from playwright.sync_api import sync_playwright
+
+    (folder / "notebooks").mkdir(parents=True)
+    for notebook in notebooks:  # trusted, as a notebook run in the lecture is: its HTML outputs' SVG is drawn
+        nb = nbformat.read(notebook, as_version=4)
+        NotebookNotary().sign(nb)
+        nbformat.write(nb, folder / "notebooks" / Path(notebook).name)
+    settings = dict(test_live_gauge.LAB_SETTINGS)
+    if bare:
+        settings.pop(RISE_SETTINGS, None)
+    else:
+        shutil.copy(STYLESHEET, folder / "notebooks" / "rise.css")
+    saved, test_live_gauge.LAB_SETTINGS = test_live_gauge.LAB_SETTINGS, settings
+    try:
+        lab = Lab(folder, port)
+    finally:
+        test_live_gauge.LAB_SETTINGS = saved
+    if shots is not None:
+        shots.mkdir(parents=True, exist_ok=True)
+    results = {}
+    try:
+        lab.wait_until_up()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+            try:
+                for width, height in sizes:
+                    page = browser.new_page(viewport={"width": width, "height": height})
+                    page.set_default_timeout(60_000)
+                    for notebook in notebooks:
+                        name = Path(notebook).name
+                        tag = f"{width}x{height}_{'bare' if bare else 'course'}"
+                        slides = measure_notebook(page, lab, name, shots, tag)
+                        results.setdefault(name, {})[f"{width}x{height}"] = {**summary(slides), "per_slide": slides}
+                    page.close()
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+    return results
+
+
+def main(argv=None):
+    import socket
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("--bare", action="store_true", help="RISE as it comes: no rise.css, no RISE settings")
+    parser.add_argument("--sizes", default="1280x720,1920x1080")
+    parser.add_argument("--json", type=Path, help="write every measurement here")
+    parser.add_argument("--shots", type=Path, help="a screenshot of every cut slide, in this folder")
+    args = parser.parse_args(argv)
+    sizes = [tuple(int(n) for n in size.split("x")) for size in args.sizes.split(",")]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory() as folder:
+        results = measure(args.notebooks, Path(folder), port, sizes, args.bare, args.shots)
+    for name, by_size in results.items():
+        for size, found in by_size.items():
+            print(f"{name} {size}: {found['slides']} slides, {found['cut']} cut ({found['unreachable']} unreachable), "
+                  f"{found['wide']} with a wide line; smallest text {found['smallest_text_px']} px {found['min_px']}; "
+                  f"graph labels {found['svg_label_px']} px; pictures at >= {found['img_scale']} of their size; "
+                  f"cut: {', '.join(found['cut_ids'])}")
+    print(f"[slide_fit] {time.monotonic() - start:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""RISE's speaker view (key T) with the course's patch (tools/labextensions/amlab-rise-speaker), in chromium.
+
+jupyterlab-rise 0.43.1 as it comes: pressing T mid-deck sends the projected deck back to its first slide, and the
+speaker window shows each note twice (the Markdown source, then the rendered text). The test serves a small deck of
+four slides, each with a speaker note, the way `make present` serves the lecture (JupyterLab with
+``--LabServerApp.extra_labextensions_path=tools/labextensions``), goes to the third slide, presses T, waits until the
+speaker window is connected and well past the patch's guard, and checks: the deck is still on the third slide, the
+speaker window shows the third slide's note once, and the next slide's note after the deck moves on. Run it with
+``AMLAB_UNPATCHED=1`` to see the bug (the test then fails). Screenshot: ``artifacts/speaker_view.png``.
+"""
+import os
+import time
+
+import nbformat
+from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab
+
+EXTENSIONS = ROOT / "tools" / "labextensions"
+NOTES = [f"Note {n}: say what slide {n} is for." for n in range(4)]
+
+READ_NOTES = """() => {
+    const value = document.querySelector('.speaker-controls-notes .value');
+    if (!value) return null;
+    const shown = Array.from(value.querySelectorAll('*')).filter(el => el.getClientRects().length > 0
+        && Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim()));
+    return shown.map(el => Array.from(el.childNodes).filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim());
+}"""
+
+
+def deck(path):
+    cells = []
+    for n, note in enumerate(NOTES):
+        cells.append(nbformat.v4.new_markdown_cell(f"# Slide {n}\n\nWhat the room sees on slide {n}.",
+                                                   metadata={"slideshow": {"slide_type": "slide"}}))
+        cells.append(nbformat.v4.new_markdown_cell(f"**Speaker notes.** {note}",
+                                                   metadata={"slideshow": {"slide_type": "notes"}}))
+    kernel = {"name": "autograd-memory-lab", "display_name": "Autograd Memory Lab", "language": "python"}
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": kernel}), path)
+
+
+def present(page, lab, name):
+    page.goto(f"{lab.base}/rise/{name}?token={lab.token}")
+    page.wait_for_selector(".reveal.ready .slides > section.present", timeout=120_000)
+    page.wait_for_timeout(1000)
+
+
+def shown_slide(page):
+    return page.evaluate("() => document.querySelector('.reveal .slides > section.present > section.present').id")
+
+
+def go_to(page, h):
+    page.evaluate(f"() => {{ location.hash = '#/{h}/0'; }}")
+    page.wait_for_selector(f".reveal .slides > section.present > section.present#slide-{h}-0")
+
+
+def wait_for_notes(speaker, want, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        notes = speaker.evaluate(READ_NOTES)
+        if notes and any(want in line for line in notes):
+            return notes
+        speaker.wait_for_timeout(500)
+    raise AssertionError(f"the speaker window never showed {want!r}; it shows {notes!r}")
+
+
+def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_path, free_port):
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "notebooks").mkdir()
+    deck(tmp_path / "notebooks" / "deck.ipynb")
+    patched = not os.environ.get("AMLAB_UNPATCHED")
+    lab = Lab(tmp_path, free_port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"] if patched else [])
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    try:
+        lab.wait_until_up()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 720})
+                page.set_default_timeout(60_000)
+                present(page, lab, "deck.ipynb")
+                go_to(page, 2)
+                page.locator("section.present section.present .jp-MarkdownCell").first.click()  # command mode, focused
+                with page.expect_popup() as popup:
+                    page.keyboard.press("t")
+                speaker = popup.value
+                notes = wait_for_notes(speaker, NOTES[2])
+                page.wait_for_timeout(6000)  # past the patch's guard: RISE's reset would have arrived by now
+                after_t = shown_slide(page)
+                notes = speaker.evaluate(READ_NOTES)
+                speaker.set_viewport_size({"width": 1100, "height": 700})
+                speaker.screenshot(path=str(ROOT / "artifacts" / f"speaker_view{'' if patched else '_unpatched'}.png"))
+                page.keyboard.press("ArrowRight")
+                followed = wait_for_notes(speaker, NOTES[3], timeout=30)
+                moved_to = shown_slide(page)
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+
+    assert after_t == "slide-2-0", f"after T the projected deck shows {after_t}, not the slide it was on (slide-2-0)"
+    assert sum(NOTES[2] in line for line in notes) == 1 and not any("**Speaker notes.**" in line for line in notes), (
+        f"the speaker window should show the note once, rendered; it shows {notes}")
+    assert moved_to == "slide-3-0" and any(NOTES[3] in line for line in followed), (
+        "the speaker window follows the deck")

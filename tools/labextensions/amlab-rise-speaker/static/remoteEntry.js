@@ -1,0 +1,69 @@
+/* The course's patch for jupyterlab-rise 0.43.1's speaker view (key T), a prebuilt JupyterLab extension: plain
+   JavaScript in the module-federation shape JupyterLab loads (window._JUPYTERLAB[name].init/get), no build step.
+   `make present` serves it with --LabServerApp.extra_labextensions_path=tools/labextensions; it acts only on RISE's
+   slideshow page (/rise/...), and tests/browser/test_speaker_view.py presses T in chromium to check it.
+
+   What it patches (reveal.js 5's notes plugin as jupyterlab-rise bundles it):
+   1. T sent the projected deck back to the title slide. The speaker window shows the deck in an iframe, which is a
+      whole RISE app; RISE starts it on slide 0 (it ignores the iframe's #/h/v), the iframe reports "slidechanged",
+      and the speaker window forwards that state to the deck ({method: 'setState'}), ~0.5 s after the iframe said
+      it was ready ({namespace: 'reveal-notes', type: 'connected'}). The deck now ignores a setState from the
+      speaker window for GUARD_MS after each "connected"; later ones (the lecturer moving in the speaker window) pass.
+   2. Each note was shown twice: a note is the innerHTML of RISE's <aside class="notes">, a whole Markdown cell whose
+      raw source JupyterLab's CSS hides and the speaker window (without that CSS) shows above the rendered text.
+      The deck gives the speaker window a style sheet that hides the cell's editor and prompt. */
+(function () {
+  var GUARD_MS = 4000;
+  var HIDE_RAW_NOTES =
+    '#speaker-controls .jp-InputArea-editor, #speaker-controls .jp-InputPrompt, #speaker-controls .jp-Collapser,' +
+    ' #speaker-controls .jp-cell-toolbar, #speaker-controls .jp-CellFooter { display: none !important; }' +
+    ' #speaker-controls .jp-RenderedMarkdown { font-size: 20px; line-height: 1.4; }';
+
+  function parse(data) {
+    if (typeof data !== 'string' || data.charAt(0) !== '{') return null;
+    try { return JSON.parse(data); } catch (error) { return null; }
+  }
+
+  function patchSpeakerView() {
+    var connectedAt = -Infinity;
+    window.addEventListener('message', function (event) {
+      if (event.source === window) return;
+      var data = parse(event.data);
+      if (!data) return;
+      if (data.namespace === 'reveal-notes' && data.type === 'connected') {
+        connectedAt = Date.now();
+        try {
+          var doc = event.source.document;
+          if (!doc.getElementById('amlab-speaker-notes')) {
+            var style = doc.createElement('style');
+            style.id = 'amlab-speaker-notes';
+            style.textContent = HIDE_RAW_NOTES;
+            doc.head.appendChild(style);
+          }
+        } catch (error) { console.warn('amlab-rise-speaker: cannot style the speaker window', error); }
+      } else if (data.method === 'setState' && Date.now() - connectedAt < GUARD_MS) {
+        event.stopImmediatePropagation();  // reveal.js's own listener, registered later, does not see it
+        console.info('amlab-rise-speaker: kept the deck on its slide (the speaker view was starting)');
+      }
+    }, true);
+  }
+
+  var plugin = {
+    id: 'amlab-rise-speaker:plugin',
+    description: "RISE's speaker view without resetting the deck or doubling the notes",
+    autoStart: true,
+    activate: function () {
+      var onRise = /\/rise\//.test(window.location.pathname);
+      if (onRise && !/receiver/.test(window.location.search)) patchSpeakerView();
+    }
+  };
+
+  window._JUPYTERLAB = window._JUPYTERLAB || {};
+  window._JUPYTERLAB['amlab-rise-speaker'] = {
+    init: function () { return Promise.resolve(); },
+    get: function (module) {
+      if (module !== './extension') return Promise.reject(new Error('amlab-rise-speaker has no module ' + module));
+      return Promise.resolve(function () { return { __esModule: true, default: [plugin] }; });
+    }
+  };
+})();
