@@ -13,7 +13,7 @@ import threading
 
 import torch
 
-__all__ = ["creation_site", "source_location", "source_text", "PHASES"]
+__all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
@@ -57,6 +57,29 @@ def creation_site(owner_thread):
             phase = "optimizer"
         frame = frame.f_back
     return None, 0, phase
+
+
+def creation_site_and_caller(owner_thread):
+    """``(code, line, phase, caller_code, caller_line)``: :func:`creation_site`, and the next learner's
+    frame out from it (the line that called the helper, lambda or closure that made the tensor; ``None,
+    0`` when there is none).
+
+    >>> len(creation_site_and_caller(threading.get_ident()))
+    5
+    """
+    code, line, phase = creation_site(owner_thread)
+    frame = sys._getframe(1) if threading.get_ident() == owner_thread else sys._current_frames().get(owner_thread)
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    frame = frame.f_back if frame is not None else None
+    while frame is not None:
+        kind = _code_kind.get(frame.f_code)
+        if kind is None:
+            kind = _code_kind[frame.f_code] = _classify(frame.f_code)
+        if kind == _USER:
+            return code, line, phase, frame.f_code, frame.f_lineno
+        frame = frame.f_back
+    return code, line, phase, None, 0
 
 
 def source_location(code, line):

@@ -15,7 +15,7 @@ __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
-    "saved_slot_unpack_hooks", "saved_slot_data",
+    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -217,3 +217,42 @@ def is_copy_slices(node):
     test_graph_views.py::test_where_graph_table_and_graph_memory_differ_is_exactly_what_the_docs_say.
     """
     return type(node).__name__ == "CopySlices"
+
+
+_saved_names = {}  # node type -> the names of its raw saved slots
+
+
+def saved_tensors_of(node):
+    """The tensors an autograd node keeps for backward, read without unpacking them (no hooks run),
+    and the tensors a custom ``autograd.Function`` kept on ``ctx`` as attributes (``ctx.x = x``).
+
+    Relies on: nodes exposing ``_raw_saved_<name>`` (``_raw_saved_tensors`` on custom Functions) as
+    ``SavedTensor`` objects whose ``data`` is the saved tensor, and a custom Function's node being its
+    ``ctx`` (a Python object with a ``__dict__``). Guarded by:
+    test_holders.py::test_a_tensor_saved_by_a_graph_is_held_by_the_variable_that_keeps_the_graph and
+    ::test_a_custom_function_ctx_attribute_is_found.
+
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> [t.shape for t in saved_tensors_of((x * x).grad_fn)]
+    [torch.Size([3]), torch.Size([3])]
+    """
+    names = _saved_names.get(type(node))
+    if names is None:
+        names = _saved_names[type(node)] = [name for name in dir(node) if name.startswith("_raw_saved_")]
+    tensors = []
+    for name in names:
+        try:
+            raw = getattr(node, name)
+        except RuntimeError:  # freed by backward
+            continue
+        for item in raw if isinstance(raw, (tuple, list)) else (raw,):
+            try:
+                data = getattr(item, "data", None)
+            except RuntimeError:
+                continue
+            if isinstance(data, torch.Tensor):
+                tensors.append(data)
+    context = getattr(node, "__dict__", None)
+    if context:
+        tensors += [value for value in context.values() if isinstance(value, torch.Tensor)]
+    return tensors
