@@ -33,6 +33,7 @@ import torch
 from . import torch_internals as internals
 from .meters import GraphMemory, LiveTensors, _tensors_in
 from .sites import creation_site, source_location, source_text
+from .steps import call_step, check_step
 from .tables import ShowsAsText
 from .units import format_bytes
 
@@ -59,6 +60,15 @@ class _OpRecorder(LiveTensors):
         number = self.serial.pop(key, None)
         if number is not None and self.active:
             self.events.append((len(self.total), number, -nbytes))
+
+    def _recount(self, storage):
+        """A storage grown in place (``resize_``, ``out=``): its growth is an event too, so the kinds add up."""
+        entry = self._refs.get(id(storage))
+        before = entry[1] if entry is not None else None
+        super()._recount(storage)
+        number = self.serial.get(id(storage))
+        if before is not None and number is not None and storage.nbytes() != before:
+            self.events.append((len(self.total), number, storage.nbytes() - before))
 
     def _after_op(self, func):
         if func == "track()":  # tensors that existed before the step: not an op of it
@@ -177,11 +187,14 @@ def timeline(step, model=None, optimizer=None):
     tensors that exist before the step are counted from the start. Exact in bytes on CPU; on CUDA
     ``by_device`` of a plain :class:`~course_utils.LiveTensors` reads the same way.
     """
-    if not callable(step):
-        raise TypeError(f"timeline needs the training step as a function to call, got {type(step).__name__}; "
-                        "e.g. timeline(train_step, model, optimizer)")
+    check_step(step, "timeline", "timeline(train_step, model, optimizer)")
     if model is not None and not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model should be an nn.Module (or None), got {type(model).__name__}")
+        raise TypeError(f"model should be an nn.Module (or None), got {type(model).__name__}; "
+                        "call timeline(train_step, model, optimizer)")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer should be a torch.optim.Optimizer (or None), got {type(optimizer).__name__}; "
+                        "call timeline(train_step, model, optimizer), e.g. with optimizer = torch.optim.Adam("
+                        "model.parameters()), or timeline(train_step, model) when the step has no optimizer")
     params = _parameters(model, optimizer)
     with _OpRecorder() as ops:
         ops.track(*_tensors_of_kinds(params, optimizer))
@@ -189,7 +202,7 @@ def timeline(step, model=None, optimizer=None):
         ops.ops.append(("(start)", (None, 0, "")))
         ops.total.append(ops.bytes)
         with _PackRecorder(ops) as packer:
-            step()
+            call_step(step, "timeline")
         kinds = dict.fromkeys(packer.packed, "saved for backward")
         kinds.update(before)
         kinds.update(_kinds(ops, params, optimizer))
