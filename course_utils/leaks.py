@@ -355,7 +355,8 @@ def _fix(row, found):
                 "by retain_graph=True")
     tensor = path.split(" (saved in its graph")[0]
     if "(saved in its graph" in path:
-        return f"{tensor} keeps an autograd graph that saved these bytes: keep {tensor}'s .item() or .detach() instead"
+        return (f"{tensor} keeps its autograd graph, which saved these bytes: keep a number (.item()) or a .detach()-ed "
+                "tensor there instead")
     if ".grad" in path:
         return ("a .grad that carries a graph: call backward() without create_graph=True, or set .grad = None "
                 "after each step")
