@@ -70,13 +70,40 @@ class _OpRecorder(LiveTensors):
         if before is not None and number is not None and storage.nbytes() != before:
             self.events.append((len(self.total), number, storage.nbytes() - before))
 
+    def _install(self):
+        self._in_optimizer, self._highest = 0, -1
+        super()._install()
+        self._optimizer_hooks = [internals.register_optimizer_step_hooks(self._optimizer_step, self._optimizer_done)]
+
+    def _uninstall(self):
+        try:
+            for hook in self._optimizer_hooks:
+                for handle in hook:
+                    handle.remove()
+        finally:
+            super()._uninstall()
+
+    def _optimizer_step(self, *args):
+        self._in_optimizer += 1
+
+    def _optimizer_done(self, *args):
+        self._in_optimizer -= 1
+
     def _after_op(self, func):
-        if func == "track()":  # tensors that existed before the step: not an op of it
-            return
-        site = creation_site(self._owner)
+        """Log the op, its phase and the live bytes; the learner's line is read (a walk over the frames)
+        only where the live bytes reach a new high, which is where the peak's line is needed."""
+        if func == "track()" or getattr(func, "namespace", "") == "profiler":
+            return  # tensors that existed before the step; the profiler's markers (optimizer.step has them)
+        phase = "backward" if internals.in_backward() else "optimizer" if self._in_optimizer else ""
         with self._lock:
-            self.ops.append((str(func), site))
-            self.total.append(self.bytes)
+            total = self.bytes
+            if total > self._highest:
+                self._highest = total
+                site = creation_site(self._owner)[:2] + (phase,)
+            else:
+                site = (None, 0, phase)
+            self.ops.append((func, site))
+            self.total.append(total)
 
     def serials_of(self, tensors):
         """Serial numbers of the live storages of ``tensors``."""
@@ -104,7 +131,7 @@ class Timeline(ShowsAsText):
     """Live bytes after every op of one step (index 0: before the first op), split by kind."""
 
     ops: list            # op names, e.g. "aten.mm.default"
-    sites: list = field(repr=False)   # (code, line, phase) of the learner's line that ran each op
+    sites: list = field(repr=False)   # (code, line, phase) of each op: the learner's line where the bytes reached a new high, else (None, 0, phase)
     total: list = field(repr=False)   # live bytes after each op
     by_kind: dict = field(repr=False)  # kind -> live bytes after each op
 
@@ -237,4 +264,4 @@ def _resolve(events, ops, total, kinds):
             event = next(events, None)
         for kind in KINDS:
             by_kind[kind].append(now[kind])
-    return Timeline([name for name, _ in ops], [site for _, site in ops], total, by_kind)
+    return Timeline([str(name) for name, _ in ops], [site for _, site in ops], total, by_kind)

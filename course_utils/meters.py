@@ -200,10 +200,12 @@ class _CountNewStorages(internals.CompileAwareMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         meter = self.meter
-        if internals.returns_new_storage(func):
+        if internals.is_pure_view(func):  # a view of an input: nothing new to count
+            out = func(*args, **kwargs)
+        elif internals.returns_new_storage(func):
             inputs = None
             out = func(*args, **kwargs)
-            for tensor in _tensors_in(out):
+            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
                 if type(tensor) is torch.Tensor and tensor.layout is torch.strided:
                     storage = tensor.untyped_storage()
                     if func in internals.LIFT_FRESH_OPS and internals.is_foreign_memory(storage):

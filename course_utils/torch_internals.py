@@ -15,7 +15,8 @@ __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
-    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of",
+    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of", "is_pure_view", "in_backward",
+    "register_optimizer_step_hooks",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -55,6 +56,58 @@ def returns_new_storage(func):
         )
         _returns_new_storage[func] = fresh
     return fresh
+
+
+_is_pure_view = {}  # op -> bool, filled on first sight
+
+
+def is_pure_view(func):
+    """True when every output of an op is a view of an input and nothing is written (``view``, ``t``,
+    ``expand``, ``select`` ...): no new memory and no resize, so a meter has nothing to count.
+
+    Relies on: ``OpOverload._schema.returns[i].alias_info`` with ``is_write`` False for views (in-place
+    ops and ``out=`` variants have ``is_write`` True). Guarded by: test_meters.py (views add nothing;
+    in-place and out= growth is counted) and this doctest.
+
+    >>> is_pure_view(torch.ops.aten.view.default), is_pure_view(torch.ops.aten.add_.Tensor), is_pure_view(torch.ops.aten.exp.default)
+    (True, False, False)
+    """
+    pure = _is_pure_view.get(func)
+    if pure is None:
+        returns = getattr(getattr(func, "_schema", None), "returns", None)
+        pure = _is_pure_view[func] = bool(returns) and func not in _SHARES_INPUT_STORAGE and func not in ALWAYS_NEW_OPS and all(
+            ret.alias_info is not None and not ret.alias_info.is_write for ret in returns)
+    return pure
+
+
+def in_backward():
+    """True while the autograd engine runs a backward pass on this thread (``backward()``, ``autograd.grad``).
+
+    Relies on: ``torch._C._current_graph_task_id()`` returning -1 outside a graph task. Guarded by:
+    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
+
+    >>> in_backward()
+    False
+    """
+    return torch._C._current_graph_task_id() != -1
+
+
+def register_optimizer_step_hooks(before, after):
+    """Call ``before()``/``after()`` around every ``optimizer.step()`` of any optimizer; returns the two
+    handles (``.remove()`` them).
+
+    Relies on: ``torch.optim.optimizer.register_optimizer_step_pre_hook`` and ``..._post_hook`` (global
+    hooks, called with ``(optimizer, args, kwargs)``). Guarded by:
+    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
+    """
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+    first = register_optimizer_step_pre_hook(before)
+    try:
+        return first, register_optimizer_step_post_hook(after)
+    except BaseException:
+        first.remove()
+        raise
 
 
 _SPARSE_PARTS = {
