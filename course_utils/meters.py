@@ -218,6 +218,11 @@ class _CountNewStorages(internals.CompileAwareMode):
                     for storage in internals.storages_of(tensor):
                         if id(storage) not in inputs:
                             meter._count(storage)
+        elif internals.writes_in_place(func):  # the output is the input it wrote: count only its growth
+            out = func(*args, **kwargs)
+            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
+                for storage in internals.storages_of(tensor):
+                    meter._recount(storage)
         else:
             # A view or an in-place op: an output that shares an input's storage is not new memory,
             # unless the op grew it (resize_, an out= argument): then the growth is counted. The inputs'

@@ -15,7 +15,7 @@ __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
-    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of", "is_pure_view", "in_backward",
+    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of", "is_pure_view", "writes_in_place", "in_backward",
     "register_optimizer_step_hooks",
 ]
 
@@ -80,6 +80,28 @@ def is_pure_view(func):
     return pure
 
 
+_writes_in_place = {}  # op -> bool, filled on first sight
+
+
+def writes_in_place(func):
+    """True when every output of an op is an input it wrote (``add_``, ``copy_``, ``out=`` variants):
+    no new storage, though the op may have grown one (``resize_``, ``out=``). Not ``set_``, which
+    swaps in the storage it is given.
+
+    Relies on: ``alias_info.is_write`` of every return in the op's schema. Guarded by: test_meters.py
+    (in-place ops add nothing; out= growth is counted) and this doctest.
+
+    >>> writes_in_place(torch.ops.aten.add_.Tensor), writes_in_place(torch.ops.aten.view.default)
+    (True, False)
+    """
+    written = _writes_in_place.get(func)
+    if written is None:
+        returns = getattr(getattr(func, "_schema", None), "returns", None)
+        written = _writes_in_place[func] = bool(returns) and func._schema.name != "aten::set_" and all(
+            ret.alias_info is not None and ret.alias_info.is_write for ret in returns)
+    return written
+
+
 def in_backward():
     """True while the autograd engine runs a backward pass on this thread (``backward()``, ``autograd.grad``).
 
@@ -134,6 +156,8 @@ def storages_of(tensor):
     >>> [s.nbytes() for s in storages_of(torch.sparse_coo_tensor(i, v, (2, 2)))]
     [32, 8]
     """
+    if type(tensor) is torch.Tensor and tensor.layout is torch.strided and not tensor.is_meta:
+        return [tensor.untyped_storage()]  # the usual case, first
     parts = _SPARSE_PARTS.get(tensor.layout)
     if parts is not None:
         with dispatch_disabled():  # reading the parts is no new memory: no meter needs to see it
