@@ -26,6 +26,8 @@ import html
 import sys
 from dataclasses import dataclass, field
 
+import psutil  # noqa: F401  read by device_memory; imported here so that the first find_leaks call is not the one to pay for it
+
 from .holders import MAX_OBJECTS, roots_of, search
 from .meters import LiveTensors, device_memory
 from .sites import creation_site_and_caller, source_location, source_text
@@ -162,7 +164,7 @@ class LeakReport(ShowsAsText):
 
     def headline(self):
         return (f"find_leaks: {self.steps} steps after {self.warmup} warm-up: live tensors "
-                f"{format_bytes(self.bytes_per_step, signed=True)}/step, graph nodes {_number(self.nodes_per_step)}/step; "
+                f"{format_bytes(self.bytes_per_step, signed=True)}/step, graph nodes {self.nodes_per_step:+g}/step; "
                 f"{len(self.rows)} leak(s)" + (f", {len(self.bounded)} bounded" if self.bounded else ""))
 
     def os_view(self):
@@ -364,7 +366,7 @@ def _fix(row, found):
     if container:
         return (f"{row.kept_in} keeps one per step: store a number (.item()) or .detach() in it, or clear it each step")
     if row.nodes_per_step:
-        return f"{path} chains every step's graph: add a number (loss.item()) or .detach() it"
+        return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
     return f"{path} keeps them across steps: .detach() what you carry, or reset it each step"
 
 
