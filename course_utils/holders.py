@@ -108,7 +108,7 @@ def roots_of(step, namespaces=()):
             except ValueError:  # an empty cell
                 pass
         module = step.__globals__.get("__name__", "")
-        roots += [Root(name, value, f"a global of {module}") for name, value in list(step.__globals__.items())
+        roots += [Root(name, value, f"a global of module {module}") for name, value in list(step.__globals__.items())
                   if not name.startswith("_") and name not in _SKIPPED_NAMES]
     return roots
 

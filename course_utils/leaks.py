@@ -364,7 +364,7 @@ def _fix(row, found):
                 "after each step")
     container = path.endswith("]") or " (an element)" in path
     if container:
-        return (f"{row.kept_in} keeps one per step: store a number (.item()) or .detach() in it, or clear it each step")
+        return f"{row.kept_in} gains entries every step: store a number (.item()) or .detach() in it, or clear it each step"
     if row.nodes_per_step:
         return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
     return f"{path} keeps them across steps: .detach() what you carry, or reset it each step"

@@ -169,7 +169,7 @@ def test_the_report_reads_as_a_table():
     text, page = str(report), report._repr_html_()
     assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
     assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
-                                      "      kept by kept[-1]", "      fix: kept keeps one per step: store a number (.item()) or "
+                                      "      kept by kept[-1]", "      fix: kept gains entries every step: store a number (.item()) or "
                                       ".detach() in it, or clear it each step"], text
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
