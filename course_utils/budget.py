@@ -43,8 +43,11 @@ class memory_budget(LiveTensors):
     _what = "budget"
 
     def __init__(self, max_bytes, hint=DEFAULT_HINT):
-        if not max_bytes or max_bytes <= 0:
-            raise ValueError(f"memory_budget needs a positive number of bytes, got {max_bytes!r}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float)):
+            raise TypeError(f"memory_budget needs the budget as a number of bytes, got {max_bytes!r}; "
+                            "e.g. memory_budget(1e9) for 1 GB or memory_budget(2**30) for 1 GiB")
+        if not max_bytes > 0:
+            raise ValueError(f"memory_budget needs a positive number of bytes, got {max_bytes!r}; e.g. memory_budget(1e9)")
         super().__init__()
         self.budget = int(max_bytes)
         self.hint = hint

@@ -8,22 +8,30 @@ names the source lines whose tensors pile up, and the variables whose autograd g
 >>> report = find_leaks(step, steps=3)
 >>> report.top.bytes_per_step, report.top.tensors_per_step, report.top.during_backward
 (1000, 1, False)
->>> report.top.where.endswith("line 2")
-True
+>>> report.top.where.endswith("line 2"), report.top.holder
+(True, 'history[-1]')
 >>> history.clear()
 
 How it works: a :class:`~course_utils.LiveTensors` meter that notes, for each storage it counts, the
 code object and line of the innermost frame outside ``torch`` and ``course_utils``
 (:func:`~course_utils.sites.creation_site`), and forgets it when the storage dies. Storages still
-alive after the last step, minus those alive after the warm-up, are what each line leaked.
+alive after the last step, minus those alive after the warm-up, are what each line leaked. What
+keeps them, and which graphs grow, comes from a bounded search over what the step can reach
+(:mod:`course_utils.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
+or that stops within the steps is *bounded*: shown apart, never the leak.
 """
+import collections
 import gc
 import html
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .meters import LiveTensors, _tensors_in, device_memory
-from .sites import creation_site, source_location, source_text
+import psutil  # noqa: F401  read by device_memory; imported here so that the first find_leaks call is not the one to pay for it
+
+from .holders import MAX_OBJECTS, roots_of, search
+from .meters import LiveTensors, device_memory
+from .sites import creation_site_and_caller, source_location, source_text
+from .steps import call_step, check_step
 from .tables import ShowsAsText
 from .trace import NotFlatError
 from .units import format_bytes
@@ -32,37 +40,34 @@ __all__ = ["find_leaks", "LeakReport", "LeakRow"]
 
 
 class _SiteMeter(LiveTensors):
-    """LiveTensors that remembers where each live storage was created."""
+    """LiveTensors that remembers where each live storage was created (and the line that called there)."""
 
     def __init__(self):
         super().__init__()
-        self.sites = {}  # storage key -> (site, nbytes)
+        self.sites = {}  # storage key -> ((code, line, phase, caller code, caller line), nbytes)
 
     def _on_new_storage(self, key, nbytes, device):
-        self.sites[key] = (creation_site(self._owner), nbytes)
+        self.sites[key] = (creation_site_and_caller(self._owner), nbytes)
 
     def _on_free_storage(self, key, nbytes, device):
         self.sites.pop(key, None)
 
-    def alive_by_site(self):
-        """site -> [bytes, storages] of what is alive now."""
+    def alive(self):
+        """storage key -> (site, nbytes) of what is alive now."""
         self._settle()  # deaths are noticed at the next op or reading: take them in first
         with self._lock:
-            entries = list(self.sites.values())
-        totals = {}
-        for site, nbytes in entries:
-            total = totals.setdefault(site, [0, 0])
-            total[0] += nbytes
-            total[1] += 1
-        return totals
+            return dict(self.sites)
 
 
 @dataclass
 class LeakRow:
-    """One line (or one variable) that grows every step.
+    """One line whose tensors (or whose tensor's graph) grow every step.
 
-    ``site`` is ``(code object, line)`` for a line, or a variable's name; ``where`` and ``code``
-    (the source text) are read from it only when asked for.
+    ``site`` is ``(code object, line)``, or the holder's path when the grown tensor was made before
+    find_leaks ran; ``where``/``code`` are read from it when asked. ``holder`` is the path that keeps
+    what grows (``trainer.losses[-1]``), ``fix`` which way the fix goes, ``phases`` the bytes per step
+    made in the forward code, during backward and inside the optimizer, ``bounded`` why the row is not
+    a leak (empty for a leak), ``called_from`` the line that called the helper, lambda or closure.
     """
 
     site: object
@@ -71,26 +76,66 @@ class LeakRow:
     nodes_per_step: float = 0
     during_backward: bool = False
     note: str = ""
+    holder: str = ""
+    fix: str = ""
+    bounded: str = ""
+    phases: dict = field(default_factory=dict)
+    called_from: tuple = (None, 0)
+    storages_made: int = 0  # how many more of the line's storages are alive after the steps
+    steps: int = 1
+    kept_in: str = ""  # the variable, attribute or container of ``holder``: ``trainer.losses``
+    holder_note: str = ""  # where the holder's first name lives: "a variable of make_step()"
 
     @property
     def where(self):
         if isinstance(self.site, str):
-            return f"variable {self.site!r}"
+            return f"{self.site} (made before find_leaks ran)"
         return source_location(*self.site)
 
     @property
     def code(self):
         return self.note if isinstance(self.site, str) else source_text(*self.site)
 
+    def grows(self):
+        """What grows, per step: bytes (and how many tensors), graph nodes."""
+        parts = []
+        if self.bytes_per_step:
+            parts.append(f"+{format_bytes(self.bytes_per_step)}/step {_tensors(self.storages_made, self.steps)}")
+        if self.nodes_per_step:
+            parts.append(f"+{_number(self.nodes_per_step)} graph nodes/step")
+        return ", ".join(parts)
+
+    def made(self):
+        """Where it was made: the line, the phase inside it, and the call site of a helper."""
+        phases = [f"{'forward' if phase == '' else phase} +{format_bytes(n)}" for phase, n in self.phases.items() if n]
+        inside = f" [{', '.join(phases)}]" if len(phases) > 1 or (phases and not phases[0].startswith("forward")) else ""
+        caller = ""
+        if self.called_from[0] is not None:
+            caller = f" (called from {source_location(*self.called_from)}: {source_text(*self.called_from)})"
+        return f"{self.where}: {self.code}{inside}{caller}"
+
     def __str__(self):
-        made = " (made during backward)" if self.during_backward else ""
-        grows = (f"+{format_bytes(self.bytes_per_step)}/step in {_number(self.tensors_per_step)} tensor(s)"
-                 if self.bytes_per_step else f"+{_number(self.nodes_per_step)} graph nodes/step, no tensor bytes")
-        return f"{self.where}{made}: {grows}    {self.code}"
+        note = f"  ({self.holder_note})" if self.holder_note else ""
+        lines = [f"{self.grows()}", f"    made at {self.made()}", f"    kept by {self.holder}{note}"]
+        if self.bounded:
+            lines[0] += f"  ({self.bounded}: not a leak)"
+        if self.fix:
+            lines.append(f"    fix: {self.fix}")
+        return "\n".join(lines)
 
 
 def _number(x):
     return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _tensors(made, steps):
+    """An honest count of the tensors behind a row's bytes."""
+    if made <= 0:
+        return "(no new tensors: tensors replaced by bigger ones)"
+    if made % steps == 0:
+        per = made // steps
+        return f"in {per} tensor{'s' if per > 1 else ''}/step"
+    return f"in {made} tensor{'s' if made > 1 else ''} over {steps} steps"
 
 
 def _per_step(growth, steps):
@@ -100,75 +145,68 @@ def _per_step(growth, steps):
 
 @dataclass
 class LeakReport(ShowsAsText):
-    """What :func:`find_leaks` found. ``rows`` grow every step, largest first (tensor bytes, then
-    graph nodes); ``top`` is the first row, or None when the step is flat."""
+    """What :func:`find_leaks` found. ``rows`` are the leaks, largest first (tensor bytes, then graph
+    nodes); ``top`` is the first, or None when nothing leaks. ``bounded`` rows grew but are not leaks
+    (optimizer state, one-off allocations). ``rss_per_step`` is the OS's view, noisy, used for no row."""
 
     rows: list
     steps: int
     warmup: int
     rss_per_step: float
-    objects_per_step: float
     bytes_per_step: float
+    nodes_per_step: float = 0
+    bounded: list = field(default_factory=list)
+    rss_changes: tuple = (0, 0)
 
     @property
     def top(self):
         return self.rows[0] if self.rows else None
 
+    def headline(self):
+        return (f"find_leaks: {self.steps} steps after {self.warmup} warm-up: live tensors "
+                f"{format_bytes(self.bytes_per_step, signed=True)}/step, graph nodes {self.nodes_per_step:+g}/step; "
+                f"{len(self.rows)} leak(s)" + (f", {len(self.bounded)} bounded" if self.bounded else ""))
+
+    def os_view(self):
+        low, high = self.rss_changes
+        return (f"the OS's view (used for no row): process RSS {format_bytes(self.rss_per_step, signed=True)}/step, "
+                f"its step-to-step changes from {format_bytes(low, signed=True)} to {format_bytes(high, signed=True)} "
+                "(the C allocator keeps and returns pages in chunks)")
+
     def __str__(self):
-        head = (f"find_leaks: {self.steps} steps after {self.warmup} warm-up; live tensors "
-                f"{format_bytes(self.bytes_per_step, signed=True)}/step, process RSS "
-                f"{format_bytes(self.rss_per_step, signed=True)}/step, Python objects {self.objects_per_step:+g}/step")
+        lines = [self.headline()]
         if not self.rows:
-            return head + "\n  flat: nothing grows from step to step"
-        return "\n".join([head] + [f"  {row}" for row in self.rows])
+            lines.append("  flat: nothing grows from step to step")
+        lines += [_indent(row) for row in self.rows]
+        if self.bounded:
+            lines.append("  bounded growth, not leaks:")
+            lines += [_indent(row) for row in self.bounded]
+        lines.append("  " + self.os_view())
+        return "\n".join(lines)
 
     def _repr_html_(self):
-        cells = "".join(
-            f"<tr><td style='text-align:left'>{html.escape(r.where)}{' (during backward)' if r.during_backward else ''}</td>"
-            f"<td style='text-align:left'><code>{html.escape(r.code)}</code></td>"
-            f"<td>{format_bytes(r.bytes_per_step)}</td><td>{_number(r.tensors_per_step)}</td>"
-            f"<td>{_number(r.nodes_per_step)}</td></tr>" for r in self.rows)
-        body = cells or "<tr><td colspan=5>flat: nothing grows from step to step</td></tr>"
-        head = html.escape(str(self).splitlines()[0])
-        return (f"<table><caption style='text-align:left'>{head}</caption><thead><tr><th>where</th><th>code</th>"
-                f"<th>bytes/step</th><th>tensors/step</th><th>graph nodes/step</th></tr></thead>{body}</table>")
+        def cells(rows):
+            return "".join(
+                f"<tr><td style='text-align:left'>{html.escape(r.grows())}{html.escape(f' ({r.bounded})' if r.bounded else '')}"
+                f"</td><td style='text-align:left'>{html.escape(r.made())}</td>"
+                f"<td style='text-align:left'><code>{html.escape(r.holder)}</code></td>"
+                f"<td style='text-align:left'>{html.escape(r.fix)}</td></tr>" for r in rows)
+        body = cells(self.rows) or "<tr><td colspan=4>flat: nothing grows from step to step</td></tr>"
+        if self.bounded:
+            body += "<tr><th colspan=4 style='text-align:left'>bounded growth, not leaks</th></tr>" + cells(self.bounded)
+        return (f"<table><caption style='text-align:left'>{html.escape(self.headline())}<br>"
+                f"<small>{html.escape(self.os_view())}</small></caption><thead><tr><th>what grows</th>"
+                f"<th>where it was made</th><th>what keeps it</th><th>the fix</th></tr></thead>{body}</table>")
 
     def assert_flat(self):
-        """Raise :class:`~course_utils.NotFlatError` naming the top rows unless nothing grows."""
+        """Raise :class:`~course_utils.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass)."""
         if self.rows:
-            top = "\n".join(f"  {row}" for row in self.rows[:3])
-            raise NotFlatError(f"the step leaks; top rows:\n{top}\nFix the first line and run find_leaks again.")
+            top = "\n".join(_indent(row) for row in self.rows[:3])
+            raise NotFlatError(f"the step leaks; top rows:\n{top}\nFix where it is kept and run find_leaks again.")
 
 
-def _graph_nodes(value, cap):
-    """Autograd nodes reachable from the tensors in ``value`` (a tensor, or lists/dicts of them) and
-    from their ``.grad``, up to ``cap``."""
-    stack = []
-    for tensor in _tensors_in(value):
-        stack.append(tensor.grad_fn)
-        if tensor.is_leaf and tensor.grad is not None:  # a .grad made with create_graph=True has a graph too
-            stack.append(tensor.grad.grad_fn)
-    seen = set()  # the node objects themselves: held until the count is done, so none is seen twice
-    while stack and len(seen) < cap:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        stack.extend(next_node for next_node, _ in node.next_functions)
-    return len(seen)
-
-
-_SKIPPED = {"In", "Out"}
-
-
-def _namespaces(step, caller_namespaces):
-    """The dictionaries and closure cells whose variables ``step`` can reach, with their names."""
-    function = getattr(step, "__func__", step)
-    places = [getattr(function, "__globals__", {})] + caller_namespaces
-    unique = list({id(d): d for d in places}.values())
-    cells = dict(zip(getattr(getattr(function, "__code__", None), "co_freevars", ()),
-                     getattr(function, "__closure__", None) or ()))
-    return unique, cells
+def _indent(row):
+    return "\n".join("  " + line for line in str(row).splitlines())
 
 
 def _locals_of(frame):
@@ -184,40 +222,26 @@ def _locals_of(frame):
     return copy
 
 
-def _nodes_by_variable(dicts, cells, cap):
-    counts, scanned = {}, {id(namespace) for namespace in dicts}
-    for namespace in dicts:
-        for name, value in list(namespace.items()):
-            # "_", "_12", In, Out: IPython's history; a namespace dict (runpy's result) is scanned by its own names
-            if not name.startswith("_") and name not in _SKIPPED and name not in counts and id(value) not in scanned:
-                counts[name] = _graph_nodes(value, cap)
-    for name, cell in cells.items():
-        try:
-            counts.setdefault(name, _graph_nodes(cell.cell_contents, cap))
-        except ValueError:  # an empty cell
-            pass
-    return counts
-
-
-def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
+def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OBJECTS):
     """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
 
-    Each :class:`LeakRow` names a source line (``cell [N], line L`` in a notebook) and what it
-    leaks per step, exactly in bytes; storages made inside ``backward()``/``autograd.grad`` are
-    attributed to that call's line and marked ``during_backward``. Leaks that hold no tensor bytes
-    (``running_loss = running_loss + loss`` keeps every step's autograd nodes) show as rows naming
-    the variable whose graph grows, counted (up to ``max_nodes``) from the tensors in ``step``'s
-    globals and closure and in the caller's namespace. The report also gives the process's RSS and
-    Python objects per step. Nothing stays installed if ``step`` raises; no tensor is kept alive.
+    Each :class:`LeakRow` reads: what grows (bytes per step, exactly, and graph nodes per step); where
+    it was made (``cell [N], line L`` in a notebook; storages made inside ``backward()``/``autograd.grad``
+    are charged to that call's line, with the phase shown); what keeps it, as a path from a name the
+    step can reach (``self.total_loss``, ``state.history[-1]``, ``optimizer.state[...]['exp_avg']``),
+    found by a search capped at ``max_objects`` objects and ``max_nodes`` graph nodes; and which way
+    the fix goes. Leaks that hold no tensor bytes (``running_loss = running_loss + loss`` keeps every
+    step's autograd nodes) are rows too, at the line that made the tensor holding the graph.
+    Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or that stops before the
+    last steps is listed apart as bounded and does not fail :meth:`LeakReport.assert_flat`.
+    Nothing stays installed if ``step`` raises; no tensor is kept alive.
     """
-    if not callable(step):
-        raise TypeError(f"find_leaks needs the training step as a function to call, got {type(step).__name__}; "
-                        "e.g. find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
+    check_step(step, "find_leaks", "find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
     if not (isinstance(steps, int) and steps >= 1 and isinstance(warmup, int) and warmup >= 0):
         raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
                          f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
     caller = sys._getframe(1)
-    dicts, cells = _namespaces(step, [caller.f_globals, _locals_of(caller)])
+    namespaces = [_locals_of(caller), caller.f_globals]
     del caller
     # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
     freeze = gc.get_freeze_count() == 0
@@ -226,45 +250,137 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000):
     try:
         with _SiteMeter() as meter:
             for _ in range(warmup):
-                step()
-            first = _Reading.now(meter, dicts, cells, max_nodes)
-            for _ in range(steps):
-                step()
-            last = _Reading.now(meter, dicts, cells, max_nodes)
+                call_step(step, "find_leaks")
+            first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
+            rss = [device_memory()["rss"]]
+            middle = None
+            for number in range(1, steps + 1):
+                call_step(step, "find_leaks")
+                rss.append(device_memory()["rss"])
+                if number == (steps + 1) // 2 and steps >= 2:
+                    gc.collect()
+                    middle = _by_line(meter.alive())
+            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True)
     finally:
         if freeze:
             gc.unfreeze()
-        del dicts, cells
-    rows = []
-    for site, (nbytes, count) in last.sites.items():
-        grown, made = nbytes - first.sites.get(site, (0, 0))[0], count - first.sites.get(site, (0, 0))[1]
-        if grown > 0:
-            code, line, phase = site
-            rows.append(LeakRow((code, line), _per_step(grown, steps), _per_step(made, steps),
-                                during_backward=phase == "backward"))
-    for name, nodes in last.nodes.items():
-        grown = nodes - first.nodes.get(name, 0)
-        if grown > 0:
-            rows.append(LeakRow(name, 0, nodes_per_step=_per_step(grown, steps),
-                                note=f"{name}: its autograd graph has {nodes} nodes (counted up to {max_nodes})"))
-    rows.sort(key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
-    return LeakReport(rows, steps, warmup, (last.rss - first.rss) / steps, (last.objects - first.objects) / steps,
-                      _per_step(last.live - first.live, steps))
+        del namespaces
+    function = getattr(step, "__func__", step)
+    return _report(first, middle, last, steps, warmup, rss, getattr(function, "__code__", None))
 
+
+def _by_line(alive):
+    """(code, line) -> bytes alive."""
+    totals = collections.Counter()
+    for site, nbytes in alive.values():
+        totals[site[:2]] += nbytes
+    return totals
+
+
+def _report(first, middle, last, steps, warmup, rss, step_code):
+    rows = {}  # (code, line), or a holder's path for a graph whose tensor was made before: -> LeakRow
+    grown_by_site, made_by_line = collections.Counter(), collections.Counter()
+    for sign, reading in ((1, last), (-1, first)):
+        for site, nbytes in reading.alive.values():
+            grown_by_site[site] += sign * nbytes
+            made_by_line[site[:2]] += sign
+    for site, grown in grown_by_site.items():
+        if grown > 0:
+            row = rows.setdefault(site[:2], LeakRow(site[:2], 0, steps=steps))
+            row.phases[site[2]] = row.phases.get(site[2], 0) + grown
+            row.storages_made = made_by_line[site[:2]]
+            if site[3] is not None and site[0] is not step_code:  # made in a helper, lambda or closure
+                row.called_from = site[3:]
+    kept = collections.defaultdict(collections.Counter)  # line -> holder key -> bytes of new storages
+    newest = {}  # (line, holder key) -> path of the newest storage it keeps
+    for key, (site, nbytes) in last.alive.items():
+        if site[:2] in rows and first.alive.get(key, (None,))[0] != site:
+            holder = last.found.holder_of_storage.get(key)
+            if holder is not None:
+                kept[site[:2]][holder] += nbytes
+                newest[site[:2], holder] = last.found.storages[key]
+    for line, holders in kept.items():
+        row = rows[line]
+        row.kept_in = holders.most_common(1)[0][0]
+        row.holder, row.holder_note = newest[line, row.kept_in], last.found.holders[row.kept_in].note
+    nodes_grown = 0
+    for key, holder in last.found.holders.items():
+        grown = holder.nodes - first.nodes.get(key, 0)
+        if grown > 0:
+            nodes_grown += grown
+            site = last.alive.get(holder.storage, (None,))[0]
+            line = site[:2] if site is not None else holder.path
+            row = rows.setdefault(line, LeakRow(line, 0, steps=steps, note=f"its graph has {holder.nodes} nodes"))
+            row.nodes_per_step += grown
+            if not row.holder:
+                row.holder, row.kept_in, row.holder_note = holder.path, key, holder.note
+    for row in rows.values():
+        row.bytes_per_step = _per_step(sum(row.phases.values()), steps)
+        row.tensors_per_step = _per_step(row.storages_made, steps)
+        row.nodes_per_step = _per_step(row.nodes_per_step, steps)
+        row.phases = {phase: _per_step(n, steps) for phase, n in row.phases.items()}
+        row.during_backward = row.phases.get("backward", 0) * 2 > row.bytes_per_step
+        row.bounded = _bounded(row, middle, last)
+        row.fix = _fix(row, last.found)
+        if not row.holder:
+            row.holder = f"holder not found within {last.found.visited} objects"
+    ranked = sorted(rows.values(), key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
+    changes = [b - a for a, b in zip(rss, rss[1:])]
+    return LeakReport([row for row in ranked if not row.bounded], steps, warmup, (rss[-1] - rss[0]) / steps,
+                      _per_step(last.live - first.live, steps), _per_step(nodes_grown, steps),
+                      [row for row in ranked if row.bounded], (min(changes), max(changes)))
+
+
+def _bounded(row, middle, last):
+    """Why a row is bounded growth and not a leak ("" for a leak)."""
+    if row.kept_in in last.found.optimizer_states:
+        return "optimizer state, bounded"
+    if row.phases and set(row.phases) == {"optimizer"}:
+        return "made inside optimizer.step: optimizer state, bounded"
+    if middle is not None and not isinstance(row.site, str) and row.bytes_per_step and not row.nodes_per_step:
+        now = sum(nbytes for site, nbytes in last.alive.values() if site[:2] == row.site)
+        if now <= middle.get(row.site, 0):
+            return "stopped growing within the steps: a one-off, bounded"
+    return ""
+
+
+def _fix(row, found):
+    """Which way the fix goes, read from the path that keeps the row."""
+    path = row.holder
+    if row.bounded:
+        return "nothing to fix: bounded by the optimizer's settings or done once" if "optimizer" in row.bounded \
+            else "nothing to fix: it stopped growing (allocated once, then reused)"
+    if not path:
+        return ("look for where the tensors made on this line are kept (a list, an attribute, a hook, a cache): "
+                f"the search gave up after {found.visited} objects" if found.exhausted else
+                "no name the step reaches keeps them: look for hooks or caches in other modules, or a graph kept "
+                "by retain_graph=True")
+    tensor = path.split(" (saved in its graph")[0]
+    if "(saved in its graph" in path:
+        return (f"{tensor} keeps its autograd graph, which saved these bytes: keep a number (.item()) or a .detach()-ed "
+                "tensor there instead")
+    if ".grad" in path:
+        return ("a .grad that carries a graph: call backward() without create_graph=True, or set .grad = None "
+                "after each step")
+    container = path.endswith("]") or " (an element)" in path
+    if container:
+        return f"{row.kept_in} gains entries every step: store a number (.item()) or .detach() in it, or clear it each step"
+    if row.nodes_per_step:
+        return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
+    return f"{path} keeps them across steps: .detach() what you carry, or reset it each step"
 
 
 @dataclass
 class _Reading:
     """Everything find_leaks compares between the end of the warm-up and the end of the steps."""
 
-    sites: dict   # (code, line, phase) -> [bytes, storages] alive
+    alive: dict   # storage key -> (site, nbytes)
     live: int
-    nodes: dict   # variable -> graph nodes reachable
-    rss: int
-    objects: int
+    nodes: dict   # holder key -> graph nodes first reached through it
+    found: object
 
     @classmethod
-    def now(cls, meter, dicts, cells, max_nodes):
+    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved):
         gc.collect()
-        return cls(meter.alive_by_site(), meter.bytes, _nodes_by_variable(dicts, cells, max_nodes),
-                   device_memory()["rss"], len(gc.get_objects()))
+        found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved)
+        return cls(meter.alive(), meter.bytes, {key: h.nodes for key, h in found.holders.items()}, found)

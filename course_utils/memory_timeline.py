@@ -33,6 +33,7 @@ import torch
 from . import torch_internals as internals
 from .meters import GraphMemory, LiveTensors, _tensors_in
 from .sites import creation_site, source_location, source_text
+from .steps import call_step, check_step
 from .tables import ShowsAsText
 from .units import format_bytes
 
@@ -60,13 +61,49 @@ class _OpRecorder(LiveTensors):
         if number is not None and self.active:
             self.events.append((len(self.total), number, -nbytes))
 
+    def _recount(self, storage):
+        """A storage grown in place (``resize_``, ``out=``): its growth is an event too, so the kinds add up."""
+        entry = self._refs.get(id(storage))
+        before = entry[1] if entry is not None else None
+        super()._recount(storage)
+        number = self.serial.get(id(storage))
+        if before is not None and number is not None and storage.nbytes() != before:
+            self.events.append((len(self.total), number, storage.nbytes() - before))
+
+    def _install(self):
+        self._in_optimizer, self._highest = 0, -1
+        super()._install()
+        self._optimizer_hooks = [internals.register_optimizer_step_hooks(self._optimizer_step, self._optimizer_done)]
+
+    def _uninstall(self):
+        try:
+            for hook in self._optimizer_hooks:
+                for handle in hook:
+                    handle.remove()
+        finally:
+            super()._uninstall()
+
+    def _optimizer_step(self, *args):
+        self._in_optimizer += 1
+
+    def _optimizer_done(self, *args):
+        self._in_optimizer -= 1
+
     def _after_op(self, func):
-        if func == "track()":  # tensors that existed before the step: not an op of it
-            return
-        site = creation_site(self._owner)
+        """Log the op, its phase and the live bytes; the learner's line is read (a walk over the frames)
+        only where the live bytes reach a new high, which is where the peak's line is needed."""
+        if func == "track()" or getattr(func, "namespace", "") == "profiler":
+            return  # tensors that existed before the step; the profiler's markers (optimizer.step has them)
+        phase = "backward" if internals.in_backward() else "optimizer" if self._in_optimizer else ""
         with self._lock:
-            self.ops.append((str(func), site))
-            self.total.append(self.bytes)
+            total = self.bytes
+            if total > self._highest:
+                self._highest = total
+                site = creation_site(self._owner)[:2] + (phase,)
+            else:
+                site = (None, 0, phase)
+            self.ops.append((func, site))
+            self.total.append(total)
 
     def serials_of(self, tensors):
         """Serial numbers of the live storages of ``tensors``."""
@@ -94,7 +131,7 @@ class Timeline(ShowsAsText):
     """Live bytes after every op of one step (index 0: before the first op), split by kind."""
 
     ops: list            # op names, e.g. "aten.mm.default"
-    sites: list = field(repr=False)   # (code, line, phase) of the learner's line that ran each op
+    sites: list = field(repr=False)   # (code, line, phase) of each op: the learner's line where the bytes reached a new high, else (None, 0, phase)
     total: list = field(repr=False)   # live bytes after each op
     by_kind: dict = field(repr=False)  # kind -> live bytes after each op
 
@@ -177,11 +214,14 @@ def timeline(step, model=None, optimizer=None):
     tensors that exist before the step are counted from the start. Exact in bytes on CPU; on CUDA
     ``by_device`` of a plain :class:`~course_utils.LiveTensors` reads the same way.
     """
-    if not callable(step):
-        raise TypeError(f"timeline needs the training step as a function to call, got {type(step).__name__}; "
-                        "e.g. timeline(train_step, model, optimizer)")
+    check_step(step, "timeline", "timeline(train_step, model, optimizer)")
     if model is not None and not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model should be an nn.Module (or None), got {type(model).__name__}")
+        raise TypeError(f"model should be an nn.Module (or None), got {type(model).__name__}; "
+                        "call timeline(train_step, model, optimizer)")
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer should be a torch.optim.Optimizer (or None), got {type(optimizer).__name__}; "
+                        "call timeline(train_step, model, optimizer), e.g. with optimizer = torch.optim.Adam("
+                        "model.parameters()), or timeline(train_step, model) when the step has no optimizer")
     params = _parameters(model, optimizer)
     with _OpRecorder() as ops:
         ops.track(*_tensors_of_kinds(params, optimizer))
@@ -189,7 +229,7 @@ def timeline(step, model=None, optimizer=None):
         ops.ops.append(("(start)", (None, 0, "")))
         ops.total.append(ops.bytes)
         with _PackRecorder(ops) as packer:
-            step()
+            call_step(step, "timeline")
         kinds = dict.fromkeys(packer.packed, "saved for backward")
         kinds.update(before)
         kinds.update(_kinds(ops, params, optimizer))
@@ -224,4 +264,4 @@ def _resolve(events, ops, total, kinds):
             event = next(events, None)
         for kind in KINDS:
             by_kind[kind].append(now[kind])
-    return Timeline([name for name, _ in ops], [site for _, site in ops], total, by_kind)
+    return Timeline([str(name) for name, _ in ops], [site for _, site in ops], total, by_kind)

@@ -200,10 +200,12 @@ class _CountNewStorages(internals.CompileAwareMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         meter = self.meter
-        if internals.returns_new_storage(func):
+        if internals.is_pure_view(func):  # a view of an input: nothing new to count
+            out = func(*args, **kwargs)
+        elif internals.returns_new_storage(func):
             inputs = None
             out = func(*args, **kwargs)
-            for tensor in _tensors_in(out):
+            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
                 if type(tensor) is torch.Tensor and tensor.layout is torch.strided:
                     storage = tensor.untyped_storage()
                     if func in internals.LIFT_FRESH_OPS and internals.is_foreign_memory(storage):
@@ -216,6 +218,11 @@ class _CountNewStorages(internals.CompileAwareMode):
                     for storage in internals.storages_of(tensor):
                         if id(storage) not in inputs:
                             meter._count(storage)
+        elif internals.writes_in_place(func):  # the output is the input it wrote: count only its growth
+            out = func(*args, **kwargs)
+            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
+                for storage in internals.storages_of(tensor):
+                    meter._recount(storage)
         else:
             # A view or an in-place op: an output that shares an input's storage is not new memory,
             # unless the op grew it (resize_, an out= argument): then the growth is counted. The inputs'

@@ -13,7 +13,7 @@ import threading
 
 import torch
 
-__all__ = ["creation_site", "source_location", "source_text", "PHASES"]
+__all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
@@ -34,15 +34,8 @@ def _classify(code):
     return _INTERNAL if filename.startswith(_INTERNAL_DIRS) else _USER
 
 
-def creation_site(owner_thread):
-    """``(code, line, phase)`` of the innermost frame outside torch and course_utils, seen from the
-    caller; ``phase`` is ``"backward"`` inside ``backward()``/``autograd.grad``, ``"optimizer"`` inside
-    ``torch.optim``, else ``""``. CUDA runs backward on autograd's own threads, which have no Python
-    frames: there the frames of ``owner_thread`` (waiting in ``backward()``) are read instead.
-    """
-    frame = sys._getframe(1)
-    if threading.get_ident() != owner_thread:
-        frame = sys._current_frames().get(owner_thread)
+def _user_frame(frame):
+    """The innermost learner's frame from ``frame`` outward, and the phase of the frames inside it."""
     phase = ""
     while frame is not None:
         code = frame.f_code
@@ -50,13 +43,46 @@ def creation_site(owner_thread):
         if kind is None:
             kind = _code_kind[code] = _classify(code)
         if kind == _USER:
-            return code, frame.f_lineno, phase
+            return frame, phase
         if kind == _BACKWARD:
             phase = "backward"
         elif kind == _OPTIMIZER and not phase:
             phase = "optimizer"
         frame = frame.f_back
-    return None, 0, phase
+    return None, phase
+
+
+def _frame_of(owner_thread):
+    """The caller's caller's frame, or, on another thread (CUDA's autograd threads have no Python frames),
+    the frames of ``owner_thread`` (waiting in ``backward()``)."""
+    if threading.get_ident() != owner_thread:
+        return sys._current_frames().get(owner_thread)
+    return sys._getframe(2)
+
+
+def creation_site(owner_thread):
+    """``(code, line, phase)`` of the innermost frame outside torch and course_utils, seen from the
+    caller; ``phase`` is ``"backward"`` inside ``backward()``/``autograd.grad``, ``"optimizer"`` inside
+    ``torch.optim``, else ``""``. CUDA runs backward on autograd's own threads, which have no Python
+    frames: there the frames of ``owner_thread`` (waiting in ``backward()``) are read instead.
+    """
+    frame, phase = _user_frame(_frame_of(owner_thread))
+    return (None, 0, phase) if frame is None else (frame.f_code, frame.f_lineno, phase)
+
+
+def creation_site_and_caller(owner_thread):
+    """``(code, line, phase, caller_code, caller_line)``: :func:`creation_site`, and the next learner's
+    frame out from it (the line that called the helper, lambda or closure that made the tensor; ``None,
+    0`` when there is none).
+
+    >>> len(creation_site_and_caller(threading.get_ident()))
+    5
+    """
+    frame, phase = _user_frame(_frame_of(owner_thread))
+    if frame is None:
+        return None, 0, phase, None, 0
+    caller, _ = _user_frame(frame.f_back)
+    return (frame.f_code, frame.f_lineno, phase) + ((None, 0) if caller is None else (caller.f_code, caller.f_lineno))
 
 
 def source_location(code, line):

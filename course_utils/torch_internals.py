@@ -15,7 +15,8 @@ __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
-    "saved_slot_unpack_hooks", "saved_slot_data",
+    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of", "is_pure_view", "writes_in_place", "in_backward",
+    "register_optimizer_step_hooks",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -57,6 +58,80 @@ def returns_new_storage(func):
     return fresh
 
 
+_is_pure_view = {}  # op -> bool, filled on first sight
+
+
+def is_pure_view(func):
+    """True when every output of an op is a view of an input and nothing is written (``view``, ``t``,
+    ``expand``, ``select`` ...): no new memory and no resize, so a meter has nothing to count.
+
+    Relies on: ``OpOverload._schema.returns[i].alias_info`` with ``is_write`` False for views (in-place
+    ops and ``out=`` variants have ``is_write`` True). Guarded by: test_meters.py (views add nothing;
+    in-place and out= growth is counted) and this doctest.
+
+    >>> is_pure_view(torch.ops.aten.view.default), is_pure_view(torch.ops.aten.add_.Tensor), is_pure_view(torch.ops.aten.exp.default)
+    (True, False, False)
+    """
+    pure = _is_pure_view.get(func)
+    if pure is None:
+        returns = getattr(getattr(func, "_schema", None), "returns", None)
+        pure = _is_pure_view[func] = bool(returns) and func not in _SHARES_INPUT_STORAGE and func not in ALWAYS_NEW_OPS and all(
+            ret.alias_info is not None and not ret.alias_info.is_write for ret in returns)
+    return pure
+
+
+_writes_in_place = {}  # op -> bool, filled on first sight
+
+
+def writes_in_place(func):
+    """True when every output of an op is an input it wrote (``add_``, ``copy_``, ``out=`` variants):
+    no new storage, though the op may have grown one (``resize_``, ``out=``). Not ``set_``, which
+    swaps in the storage it is given.
+
+    Relies on: ``alias_info.is_write`` of every return in the op's schema. Guarded by: test_meters.py
+    (in-place ops add nothing; out= growth is counted) and this doctest.
+
+    >>> writes_in_place(torch.ops.aten.add_.Tensor), writes_in_place(torch.ops.aten.view.default)
+    (True, False)
+    """
+    written = _writes_in_place.get(func)
+    if written is None:
+        returns = getattr(getattr(func, "_schema", None), "returns", None)
+        written = _writes_in_place[func] = bool(returns) and func._schema.name != "aten::set_" and all(
+            ret.alias_info is not None and ret.alias_info.is_write for ret in returns)
+    return written
+
+
+def in_backward():
+    """True while the autograd engine runs a backward pass on this thread (``backward()``, ``autograd.grad``).
+
+    Relies on: ``torch._C._current_graph_task_id()`` returning -1 outside a graph task. Guarded by:
+    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
+
+    >>> in_backward()
+    False
+    """
+    return torch._C._current_graph_task_id() != -1
+
+
+def register_optimizer_step_hooks(before, after):
+    """Call ``before()``/``after()`` around every ``optimizer.step()`` of any optimizer; returns the two
+    handles (``.remove()`` them).
+
+    Relies on: ``torch.optim.optimizer.register_optimizer_step_pre_hook`` and ``..._post_hook`` (global
+    hooks, called with ``(optimizer, args, kwargs)``). Guarded by:
+    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
+    """
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+    first = register_optimizer_step_pre_hook(before)
+    try:
+        return first, register_optimizer_step_post_hook(after)
+    except BaseException:
+        first.remove()
+        raise
+
+
 _SPARSE_PARTS = {
     torch.sparse_coo: ("_indices", "_values"),
     torch.sparse_csr: ("crow_indices", "col_indices", "values"),
@@ -81,6 +156,8 @@ def storages_of(tensor):
     >>> [s.nbytes() for s in storages_of(torch.sparse_coo_tensor(i, v, (2, 2)))]
     [32, 8]
     """
+    if type(tensor) is torch.Tensor and tensor.layout is torch.strided and not tensor.is_meta:
+        return [tensor.untyped_storage()]  # the usual case, first
     parts = _SPARSE_PARTS.get(tensor.layout)
     if parts is not None:
         with dispatch_disabled():  # reading the parts is no new memory: no meter needs to see it
@@ -217,3 +294,42 @@ def is_copy_slices(node):
     test_graph_views.py::test_where_graph_table_and_graph_memory_differ_is_exactly_what_the_docs_say.
     """
     return type(node).__name__ == "CopySlices"
+
+
+_saved_names = {}  # node type -> the names of its raw saved slots
+
+
+def saved_tensors_of(node):
+    """The tensors an autograd node keeps for backward, read without unpacking them (no hooks run),
+    and the tensors a custom ``autograd.Function`` kept on ``ctx`` as attributes (``ctx.x = x``).
+
+    Relies on: nodes exposing ``_raw_saved_<name>`` (``_raw_saved_tensors`` on custom Functions) as
+    ``SavedTensor`` objects whose ``data`` is the saved tensor, and a custom Function's node being its
+    ``ctx`` (a Python object with a ``__dict__``). Guarded by:
+    test_holders.py::test_a_tensor_saved_by_a_graph_is_held_by_the_variable_that_keeps_the_graph and
+    ::test_a_custom_function_ctx_attribute_is_found.
+
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> [t.shape for t in saved_tensors_of((x * x).grad_fn)]
+    [torch.Size([3]), torch.Size([3])]
+    """
+    names = _saved_names.get(type(node))
+    if names is None:
+        names = _saved_names[type(node)] = [name for name in dir(node) if name.startswith("_raw_saved_")]
+    tensors = []
+    for name in names:
+        try:
+            raw = getattr(node, name)
+        except RuntimeError:  # freed by backward
+            continue
+        for item in raw if isinstance(raw, (tuple, list)) else (raw,):
+            try:
+                data = getattr(item, "data", None)
+            except RuntimeError:
+                continue
+            if isinstance(data, torch.Tensor):
+                tensors.append(data)
+    context = getattr(node, "__dict__", None)
+    if context:
+        tensors += [value for value in context.values() if isinstance(value, torch.Tensor)]
+    return tensors

@@ -37,9 +37,20 @@ def running_loss():
     return "running_loss = running_loss + loss", "running_loss = running_loss + loss.item()"
 
 
+def trainer_class():
+    """self.total_loss is a tensor after the first +=: each step's graph hangs on it. Sum the numbers."""
+    return "self.total_loss += loss", "self.total_loss += loss.item()"
+
+
+def fit_state():
+    """The dataclass keeps each evaluation's worst residual with its graph (which saved abs's output):
+    keep the number. L-BFGS's own history is bounded by history_size and is not the leak."""
+    return "state.worst_residuals.append(residual.abs().max())", "state.worst_residuals.append(residual.abs().max().item())"
+
+
 def run_checks():
-    return [check_fix(fix.__name__, fix) for fix in
-            (loss_history, input_gradient, activation_hook, derivative_cache, recurrent_state, running_loss)]
+    return [check_fix(fix.__name__, fix) for fix in (loss_history, input_gradient, activation_hook, derivative_cache,
+                                                      recurrent_state, running_loss, trainer_class, fit_state)]
 
 
 if __name__ == "__main__":

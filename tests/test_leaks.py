@@ -61,8 +61,8 @@ def test_a_loss_history_keeps_the_loss_and_its_graph_nodes():
     line = report.rows[0]
     assert line.where.endswith(f"line {line_of(step, '# made here')}")
     assert line.bytes_per_step == growth_per_step(step) == torch.ones(()).untyped_storage().nbytes()
-    graph = [row for row in report.rows if row.where == "variable 'losses'"]
-    assert graph and graph[0].nodes_per_step == 2, report  # SumBackward0 and MulBackward0 per step
+    assert line.holder == "losses[-1]", report  # one row: the loss's bytes and its graph, kept by the list
+    assert line.nodes_per_step == 2, report  # SumBackward0 and MulBackward0 per step
 
 
 def test_storages_made_inside_backward_with_create_graph_are_marked_and_attributed_to_the_backward_line():
@@ -130,7 +130,7 @@ def test_a_running_loss_kept_as_a_tensor_grows_graph_nodes_not_bytes_and_the_var
          "    running_loss = running_loss + loss\n", namespace)
     report = find_leaks(namespace["step"])
     assert report.bytes_per_step == 0 and all(row.bytes_per_step == 0 for row in report.rows)
-    assert report.top.where == "variable 'running_loss'"
+    assert report.top.where == "<string>, line 6" and report.top.holder == "running_loss"
     assert report.top.nodes_per_step == 3, report  # add, sum, mul
     with pytest.raises(NotFlatError, match="running_loss"):
         report.assert_flat()
@@ -140,7 +140,7 @@ def test_the_variable_is_found_in_the_callers_namespace_too():
     history = []
     w = torch.rand(3, requires_grad=True)
     report = find_leaks(lambda: history.append(w * 2))
-    assert [row.where for row in report.rows if not row.bytes_per_step] == ["variable 'history'"]
+    assert [row.holder for row in report.rows] == ["history[-1]"]
 
 
 @pytest.mark.parametrize("fixed", ["item", "detach", "no_grad"])
@@ -167,7 +167,10 @@ def test_the_report_reads_as_a_table():
     kept = []
     report = find_leaks(lambda: kept.append(torch.ones(N)), steps=2)
     text, page = str(report), report._repr_html_()
-    assert "+2.00 kB/step in 1 tensor(s)" in text and "kept.append(torch.ones(N))" in text
+    assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
+    assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
+                                      "      kept by kept[-1]", "      fix: kept gains entries every step: store a number (.item()) or "
+                                      ".detach() in it, or clear it each step"], text
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
         report.assert_flat()
@@ -215,6 +218,64 @@ def test_nothing_stays_installed_when_the_step_raises(error):
     assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
     calls.clear()
     assert find_leaks(lambda: None).top is None  # and it runs again
+
+
+def test_one_line_that_makes_tensors_in_forward_and_in_backward_is_one_row_with_both_phases():
+    x = torch.rand(N, requires_grad=True)
+    kept = []
+
+    def step():
+        kept.append((x.exp(), torch.autograd.grad((x * x).sum(), x, create_graph=True)[0]))  # both
+    report = find_leaks(step)
+    rows = [row for row in report.rows if row.code.endswith("# both")]
+    assert len(rows) == 1, report
+    assert set(rows[0].phases) == {"", "backward"} and "backward +" in str(rows[0]), report
+    assert rows[0].bytes_per_step == sum(rows[0].phases.values()) == growth_per_step(step)
+
+
+def test_tensor_counts_are_whole_numbers_and_never_zero_for_growing_bytes():
+    buffer = [torch.zeros(0)]
+    every_other = []
+
+    def step():
+        buffer[0] = torch.cat([buffer[0], torch.ones(10)])  # replaced by a bigger one
+        if len(buffer[0]) % 20 == 0:
+            every_other.append(torch.ones(10))  # every other step
+    text = str(find_leaks(step, steps=4))
+    assert "in 0 tensor" not in text and "0.5 tensor" not in text, text
+    assert "(no new tensors: tensors replaced by bigger ones)" in text and "in 2 tensors over 4 steps" in text, text
+
+
+def test_process_rss_is_out_of_the_headline_and_shown_as_the_os_view_with_its_noise():
+    kept = []
+    text = str(find_leaks(lambda: kept.append(torch.ones(N))))
+    assert "RSS" not in text.splitlines()[0]
+    assert "the OS's view (used for no row): process RSS" in text and "step-to-step changes from" in text
+
+
+def test_a_tensor_made_in_a_helper_shows_the_line_that_called_it():
+    w = torch.ones(N, requires_grad=True)
+    compute = lambda: (w * 3).sum()  # noqa: E731  the helper
+    losses = []
+
+    def step():
+        losses.append(compute())  # the call site
+    report = find_leaks(step)
+    assert report.top.code.endswith("# noqa: E731  the helper")
+    assert f"called from {report.top.where.rpartition(', line')[0]}, line {line_of(step, '# the call site')}" in str(report)
+
+
+@pytest.mark.parametrize("kind", ["generator", "async", "returns a generator"])
+def test_generator_and_async_steps_are_refused_with_what_to_pass(kind):
+    def generator():
+        yield torch.ones(3)
+
+    async def coroutine():
+        return torch.ones(3)
+    step = {"generator": generator, "async": coroutine, "returns a generator": lambda: generator()}[kind]
+    with pytest.raises(TypeError, match="plain function that runs one step"):
+        find_leaks(step)
+    assert _get_current_dispatch_mode() is None
 
 
 def test_bad_arguments_say_what_to_pass():

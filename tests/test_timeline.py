@@ -103,3 +103,32 @@ def test_bad_arguments_say_what_to_pass():
         timeline("step")
     with pytest.raises(TypeError, match="nn.Module"):
         timeline(lambda: None, model=torch.ones(2))
+
+
+def test_the_kinds_add_up_after_find_leaks_ran_and_when_a_storage_grows_in_place():
+    from course_utils import find_leaks
+    model, optimizer, step = problem()
+
+    def growing_step():
+        step()
+        buffer = torch.zeros(4)
+        torch.ones(64, out=buffer)  # the same storage, grown in place
+    find_leaks(growing_step, steps=2)
+    for _ in range(3):
+        memory = timeline(growing_step, model, optimizer)
+        for index, total in enumerate(memory.total):
+            assert sum(values[index] for values in memory.by_kind.values()) == total, memory.ops[index]
+
+
+def test_a_generator_function_is_refused_instead_of_reading_zero_ops():
+    def step():
+        yield torch.ones(3).exp()
+    with pytest.raises(TypeError, match="generator function: calling it returns a generator and runs none"):
+        timeline(step)
+
+
+def test_a_model_passed_as_the_optimizer_says_what_to_pass():
+    model, optimizer, step = problem()
+    with pytest.raises(TypeError, match=r"optimizer should be a torch.optim.Optimizer .*got Sequential; call "
+                                        r"timeline\(train_step, model, optimizer\)"):
+        timeline(step, model, model)

@@ -88,3 +88,8 @@ def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
 def test_memory_budget_needs_a_positive_budget():
     with pytest.raises(ValueError, match="positive"):
         memory_budget(0)
+
+
+def test_a_budget_written_as_text_says_to_pass_a_number_of_bytes():
+    with pytest.raises(TypeError, match=r"a number of bytes, got '1GB'; e.g. memory_budget\(1e9\)"):
+        memory_budget("1GB")

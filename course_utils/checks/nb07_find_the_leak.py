@@ -36,6 +36,8 @@ _REFERENCE_FIXES = {
     "derivative_cache": ("optimizer.zero_grad()\n", "optimizer.zero_grad()\n    jacobians.clear()\n"),
     "recurrent_state": ("0.9 * memory +", "0.9 * memory.detach() +"),
     "running_loss": ("running_loss + loss\n", "running_loss + loss.item()\n"),
+    "trainer_class": ("self.total_loss += loss\n", "self.total_loss += loss.item()\n"),
+    "fit_state": ("append(residual.abs().max())", "append(residual.abs().max().item())"),
 }
 _STEPS = 4  # warm-up included
 

@@ -30,7 +30,7 @@ def test_a_line_that_is_not_in_the_script_is_named():
 
 
 def test_a_fix_that_still_leaks_shows_what_still_grows():
-    with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)line 20: \+8 B/step"):
+    with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)\+8 B/step(?s:.*)made at .*line 20"):
         check_fix("activation_hook", lambda: ("history.append(output.std())", "history.append(output.std().detach())"))
 
 
@@ -47,3 +47,25 @@ def test_an_answer_that_is_not_two_strings_says_what_to_return():
 def test_an_unknown_script_lists_the_clinic():
     with pytest.raises(ValueError, match="loss_history"):
         mystery("no_such_script")
+
+
+def test_the_clinic_has_a_trainer_class_and_a_dataclass_state_whose_holders_sit_on_objects():
+    trainer = find_leaks(mystery("trainer_class")["step"], steps=2)
+    assert trainer.bytes_per_step == 0 and trainer.top.holder == "self.total_loss", trainer
+    assert "Trainer" in trainer.top.holder_note
+    fit = find_leaks(mystery("fit_state")["step"], steps=2)
+    assert fit.top.holder == "state.worst_residuals[-1]", fit
+    assert fit.bounded and all("optimizer" in row.bounded for row in fit.bounded), "L-BFGS's own history is shown apart"
+
+
+@pytest.mark.parametrize("name, fix", [
+    ("trainer_class", ("self.total_loss += loss", "self.total_loss += loss.item()")),
+    ("fit_state", ("append(residual.abs().max())", "append(float(residual.abs().max()))")),
+])
+def test_the_right_fixes_of_the_object_mysteries_pass(name, fix):
+    assert check_fix(name, lambda: fix).passed
+
+
+def test_a_detached_tensor_per_evaluation_still_grows_and_is_refused():
+    with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)kept by state.worst_residuals\[-1\]"):
+        check_fix("fit_state", lambda: ("append(residual.abs().max())", "append(residual.abs().max().detach())"))

@@ -1,0 +1,298 @@
+"""What keeps a tensor or a graph alive: a bounded search from the names a training step can reach
+(the caller's variables, the step's globals and closure, a bound method's ``self``) through objects'
+attributes, containers, closures, optimizer state and autograd graphs, giving each tensor storage and
+each graph node the first path that reaches it, as text a learner can paste: ``trainer.losses[-1]``.
+
+>>> import torch
+>>> from dataclasses import dataclass, field
+>>> @dataclass
+... class State:
+...     history: list = field(default_factory=list)
+>>> state = State()
+>>> w = torch.ones(3, requires_grad=True)
+>>> state.history.append((w * 2).sum())
+>>> found = search([Root("state", state)])
+>>> found.holders["state.history"].path, found.holders["state.history"].nodes
+('state.history[-1]', 3)
+>>> found.storages[id(state.history[0].untyped_storage())]
+'state.history[-1]'
+
+The search visits at most ``max_objects`` objects and ``max_nodes`` graph nodes; ``exhausted`` says
+when it stopped there. It keeps no reference to what it visited once it returns (only ids and text).
+"""
+import collections
+import functools
+import types
+from dataclasses import dataclass, field
+
+import torch
+
+from . import torch_internals as internals
+
+__all__ = ["Root", "Holder", "Found", "search", "roots_of", "MAX_OBJECTS"]
+
+MAX_OBJECTS = 50_000
+# Objects of these libraries hold no training state the learner wrote: not searched.
+_SKIPPED_PACKAGES = ("IPython", "ipykernel", "jupyter_client", "zmq", "tornado", "asyncio", "threading", "logging",
+                     "_pytest", "pytest", "pluggy", "matplotlib", "numpy", "pandas", "traitlets",
+                     "psutil", "concurrent", "multiprocessing", "socket", "ssl", "io", "_io", "selectors",
+                     "subprocess", "weakref", "_weakrefset", "inspect", "ast", "typing", "enum", "re", "sre")
+_SKIPPED_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
+
+
+@dataclass
+class Root:
+    """A name the learner knows and the object it names; ``note`` says where the name lives."""
+
+    name: str
+    value: object
+    note: str = ""
+
+
+@dataclass
+class Holder:
+    """What one attribute, variable or container (``key``, e.g. ``trainer.losses``) keeps: the graph
+    nodes first reached through it, and the path of the newest tensor in it (``trainer.losses[-1]``)."""
+
+    key: str
+    path: str
+    note: str = ""
+    nodes: int = 0
+    storage: int = 0      # id of the storage of the tensor at ``path`` (0: none)
+    through_grad: bool = False  # reached through a .grad
+
+
+@dataclass
+class Found:
+    """What :func:`search` found: storage id -> path, holder key -> :class:`Holder`."""
+
+    storages: dict = field(default_factory=dict)
+    holders: dict = field(default_factory=dict)
+    holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
+    optimizer_states: set = field(default_factory=set)  # holder keys of optimizers' state: ``optimizer.state``
+    visited: int = 0
+    exhausted: bool = False
+
+
+def roots_of(step, namespaces=()):
+    """The names ``step`` can reach: ``namespaces`` (the caller's, first), a bound method's ``self``,
+    the step's closure cells (enclosing functions' variables), a ``functools.partial``'s arguments,
+    a callable object itself, and the step's module globals."""
+    roots = []
+    for namespace in namespaces:
+        roots += [Root(name, value) for name, value in list(namespace.items())
+                  if not name.startswith("_") and name not in _SKIPPED_NAMES]
+    seen = set()
+    while True:
+        if isinstance(step, functools.partial):
+            roots += [Root(f"argument {i} of the partial", value) for i, value in enumerate(step.args)]
+            roots += [Root(name, value, "a keyword of the partial") for name, value in step.keywords.items()]
+            step = step.func
+        elif isinstance(step, types.MethodType):
+            owner = step.__self__
+            roots.append(Root("self", owner, f"self is the {type(owner).__name__} whose {step.__name__} is the step"))
+            step = step.__func__
+        elif not isinstance(step, types.FunctionType) and id(step) not in seen:
+            seen.add(id(step))
+            roots.append(Root("step", step, f"the step is a {type(step).__name__}"))
+            step = getattr(type(step), "__call__", None)
+            step = step.__get__(roots[-1].value) if step is not None else None
+        else:
+            break
+    if isinstance(step, types.FunctionType):
+        enclosing = step.__qualname__.rpartition(".<locals>.")[0]
+        where = f"a variable of {enclosing.rpartition('.')[2]}()" if enclosing else "a closure variable"
+        for name, cell in zip(step.__code__.co_freevars, step.__closure__ or ()):
+            try:
+                roots.append(Root(name, cell.cell_contents, where))
+            except ValueError:  # an empty cell
+                pass
+        module = step.__globals__.get("__name__", "")
+        roots += [Root(name, value, f"a global of module {module}") for name, value in list(step.__globals__.items())
+                  if not name.startswith("_") and name not in _SKIPPED_NAMES]
+    return roots
+
+
+def _searched(value):
+    """True for objects whose contents are searched; False for leaves and library machinery."""
+    kind = type(value)
+    if kind in (str, bytes, int, float, bool, complex, type(None), range, slice) or isinstance(value, type):
+        return False
+    if isinstance(value, (types.ModuleType, types.FrameType, types.CodeType, types.BuiltinFunctionType)):
+        return False
+    if isinstance(value, (torch.nn.Module, torch.optim.Optimizer, torch.Tensor)):
+        return True
+    module = getattr(kind, "__module__", "") or ""
+    package = module.partition(".")[0]
+    if package == "torch":
+        return module.startswith("torch.optim")  # optimizers and schedulers; not torch's machinery
+    return package not in _SKIPPED_PACKAGES and package != "builtins" or kind in _CONTAINERS
+
+
+_CONTAINERS = {list, tuple, dict, set, frozenset, collections.deque, collections.OrderedDict,
+               collections.defaultdict, types.FunctionType, types.MethodType, functools.partial, types.SimpleNamespace}
+
+
+def _key_text(key):
+    if isinstance(key, (str, int, float, bool)) or key is None:
+        return repr(key)
+    if isinstance(key, tuple) and all(isinstance(k, (str, int)) for k in key) and len(key) < 4:
+        return repr(key)
+    return "..."
+
+
+def _children(value):
+    """(edge text, child, edge kind) of an object's contents. Kinds: "attr", "item", "closure", "grad"."""
+    if isinstance(value, (list, collections.deque)):
+        n = len(value)
+        return [(f"[{i - n}]", item, "item") for i, item in enumerate(list(value))]
+    if isinstance(value, tuple):
+        return [(f"[{i}]", item, "item") for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return [(f"[{_key_text(key)}]", item, "item") for key, item in list(value.items())]
+    if isinstance(value, (set, frozenset)):
+        return [(" (an element)", item, "item") for item in list(value)]
+    if isinstance(value, types.FunctionType):
+        return [(f" -> {name} (a variable of {value.__name__}'s closure)", cell.cell_contents, "closure")
+                for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()) if _full(cell)]
+    if isinstance(value, types.MethodType):
+        return [(".__self__", value.__self__, "attr"), ("", value.__func__, "attr")]
+    if isinstance(value, functools.partial):
+        return [(f".args[{i}]", item, "item") for i, item in enumerate(value.args)] + \
+               [(f".keywords[{k!r}]", item, "item") for k, item in value.keywords.items()]
+    if isinstance(value, torch.nn.Module):
+        return _module_children(value)
+    return _attributes(value)
+
+
+def _full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _attributes(value):
+    children = []
+    namespace = getattr(value, "__dict__", None)
+    if isinstance(namespace, dict):
+        children += [(f".{name}", item, "attr") for name, item in list(namespace.items())]
+    for klass in type(value).__mro__:
+        for name in getattr(klass, "__slots__", ()):
+            if name not in ("__dict__", "__weakref__") and hasattr(value, name):
+                children.append((f".{name}", getattr(value, name), "attr"))
+    return children
+
+
+def _module_children(module):
+    """A module's parameters, buffers and submodules by the names a learner uses (``model[0].weight``)."""
+    children = []
+    for name, item in list(module.__dict__.items()):
+        if name in ("_parameters", "_buffers"):
+            children += [(f".{key}", tensor, "attr") for key, tensor in item.items() if tensor is not None]
+        elif name == "_modules":
+            children += [(f"[{key}]" if key.isdigit() else f".{key}", sub, "attr") for key, sub in item.items()
+                         if sub is not None]
+        elif name.endswith("hooks") and isinstance(item, dict):
+            children += [(f".{name}[{key}]", hook, "item") for key, hook in item.items()]
+        elif not name.startswith("_"):
+            children.append((f".{name}", item, "attr"))
+    return children
+
+
+class _Search:
+    def __init__(self, max_objects, max_nodes, saved):
+        self.saved = saved
+        self.found = Found()
+        self.seen = set()
+        self.nodes_seen = set()  # ids of graph nodes (the nodes themselves are held in `keep` meanwhile)
+        self.keep = []
+        self.max_objects, self.max_nodes = max_objects, max_nodes
+
+    def run(self, roots):
+        queue = collections.deque()
+        for root in roots:
+            queue.append((root.name, root.value, root.name, root.note, False))
+        found = self.found
+        while queue:
+            path, value, key, note, through_grad = queue.popleft()
+            if id(value) in self.seen or not _searched(value):
+                continue
+            if found.visited >= self.max_objects:
+                found.exhausted = True
+                break
+            self.seen.add(id(value))
+            self.keep.append(value)  # ids stay unique while the search runs
+            found.visited += 1
+            if isinstance(value, torch.Tensor):
+                self.tensor(value, path, key, note, through_grad, queue)
+                continue
+            if isinstance(value, torch.autograd.graph.Node):
+                self.graph([value], path, key, note)
+                continue
+            if isinstance(value, torch.optim.Optimizer) and key == path:
+                found.optimizer_states.add(path + ".state")
+            try:
+                children = _children(value)
+            except Exception:  # a property that raises, a container changing under us: not searched
+                continue
+            for edge, child, kind in children:
+                if kind == "closure":  # a new name: the holder is named from here on
+                    queue.append((path + edge, child, edge.split(" (")[0].removeprefix(" -> "), edge.partition(" (")[2][:-1],
+                                  through_grad))
+                elif kind == "attr" and key == path:  # still a plain chain of names: the holder key grows
+                    queue.append((path + edge, child, path + edge, note, through_grad))
+                else:
+                    queue.append((path + edge, child, key, note, through_grad))
+        self.keep.clear()
+        return found
+
+    def holder(self, key, path, note, through_grad):
+        holder = self.found.holders.get(key)
+        if holder is None:
+            holder = self.found.holders[key] = Holder(key, path, note, through_grad=through_grad)
+        return holder
+
+    def tensor(self, tensor, path, key, note, through_grad, queue):
+        storages = internals.storages_of(tensor)
+        holder = self.holder(key, path, note, through_grad)
+        for storage in storages:
+            self.found.storages.setdefault(id(storage), path)
+            self.found.holder_of_storage.setdefault(id(storage), key)
+        if storages:
+            holder.path, holder.storage = path, id(storages[0])
+        if tensor.is_leaf and tensor.grad is not None:
+            queue.append((path + ".grad", tensor.grad, path + ".grad", note, True))
+        if tensor.grad_fn is not None:
+            before = holder.nodes
+            self.graph([tensor.grad_fn], path, key, note)
+            if holder.nodes > before:
+                holder.path = path
+
+    def graph(self, stack, path, key, note):
+        """Walk autograd nodes from ``stack``: count them for the holder, map what they saved to ``path``."""
+        holder = self.holder(key, path, note, False)
+        found, seen = self.found, self.nodes_seen
+        while stack and len(seen) < self.max_nodes:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            self.keep.append(node)
+            holder.nodes += 1
+            for tensor in internals.saved_tensors_of(node) if self.saved else ():
+                for storage in internals.storages_of(tensor):
+                    if id(storage) not in found.storages:
+                        found.storages[id(storage)] = f"{path} (saved in its graph by {type(node).__name__})"
+                        found.holder_of_storage[id(storage)] = key
+            stack.extend(next_node for next_node, _ in node.next_functions)
+        if stack:
+            found.exhausted = True
+
+
+def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True):
+    """Search forward from ``roots`` (a list of :class:`Root`), breadth first: each storage and node is
+    credited to the shortest path that reaches it, ties to the earlier root. ``saved=False`` skips
+    reading what graphs saved (only their nodes are counted)."""
+    return _Search(max_objects, max_nodes, saved).run(roots)

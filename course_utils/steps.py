@@ -1,0 +1,49 @@
+"""What an instrument that runs a training step needs from it: a plain function that runs one step
+when called. Generator and async functions run nothing when called, so they are refused up front,
+and a call that hands back a generator or coroutine (``lambda: my_generator()``) is refused too.
+
+>>> def stepwise():
+...     yield
+>>> check_step(stepwise, "find_leaks", "find_leaks(train_step)")
+Traceback (most recent call last):
+    ...
+TypeError: find_leaks runs the step by calling it, but stepwise is a generator function: calling it returns a generator and runs none of its code. Pass a plain function that runs one step, e.g. find_leaks(train_step); to measure a generator's work, wrap it: lambda: next(steps)
+"""
+import inspect
+
+__all__ = ["check_step", "call_step"]
+
+
+def _kind(step):
+    if inspect.isasyncgenfunction(step):
+        return "an async generator function", "an async generator"
+    if inspect.iscoroutinefunction(step):
+        return "an async function", "a coroutine"
+    if inspect.isgeneratorfunction(step):
+        return "a generator function", "a generator"
+    return None
+
+
+def check_step(step, who, example):
+    """Raise TypeError unless ``step`` is a callable that runs a step when called."""
+    if not callable(step):
+        raise TypeError(f"{who} needs the training step as a function to call, got {type(step).__name__}; "
+                        f"e.g. {example}")
+    kind = _kind(step)
+    if kind is not None:
+        name = getattr(step, "__name__", "the step")
+        raise TypeError(f"{who} runs the step by calling it, but {name} is {kind[0]}: calling it returns {kind[1]} "
+                        f"and runs none of its code. Pass a plain function that runs one step, e.g. {example}; "
+                        "to measure a generator's work, wrap it: lambda: next(steps)")
+
+
+def call_step(step, who):
+    """``step()``, refusing a result that is a generator or coroutine (nothing ran)."""
+    result = step()
+    if inspect.isgenerator(result) or inspect.iscoroutine(result) or inspect.isasyncgen(result):
+        if not inspect.isasyncgen(result):
+            result.close()  # no "never awaited" warning
+        raise TypeError(f"{who}: the step returned a {type(result).__name__} instead of running: nothing ran. "
+                        "Call a plain function that runs one step (for a generator: lambda: next(steps); "
+                        "for async code: lambda: asyncio.run(train_step()))")
+    return result

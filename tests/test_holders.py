@@ -1,0 +1,216 @@
+"""find_leaks names what keeps a leak wherever training code keeps it: on an object (a Trainer's
+attribute, a dataclass), in an enclosing function's variable (closures handed to L-BFGS), a module
+global, a custom Function's ctx, optimizer state; tells optimizer state and one-off growth from
+leaks; and says so when its bounded search gives up."""
+import gc
+import types
+import weakref
+from dataclasses import dataclass, field
+
+import pytest
+import torch
+from torch import nn
+
+from course_utils import NotFlatError, find_leaks
+from course_utils.holders import Root, roots_of, search
+
+
+def regression():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+    x = torch.randn(32, 4)
+    return model, x, x.sum(dim=1, keepdim=True).sin()
+
+
+class Trainer:
+    """The PyTorch FAQ's `total_loss += loss`, written as a method: only graph nodes grow."""
+
+    def __init__(self):
+        self.model, self.x, self.y = regression()
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+        self.total_loss = 0.0
+
+    def train_step(self):
+        self.optimizer.zero_grad()
+        loss = nn.functional.mse_loss(self.model(self.x), self.y)
+        loss.backward()
+        self.optimizer.step()
+        self.total_loss += loss
+
+
+def test_a_graph_only_leak_on_an_object_is_a_row_named_by_the_callers_variable_and_fails_assert_flat():
+    trainer = Trainer()
+    report = find_leaks(trainer.train_step)
+    assert report.bytes_per_step == 0
+    assert report.top is not None and report.top.nodes_per_step > 0, report
+    assert report.top.holder == "trainer.total_loss", report
+    assert "self.total_loss += loss" in report.top.code
+    assert "trainer.total_loss" in report.top.fix and ".item()" in report.top.fix
+    with pytest.raises(NotFlatError, match="trainer.total_loss"):
+        report.assert_flat()
+
+
+def test_without_a_name_in_the_caller_the_holder_is_self_and_the_class_is_named():
+    def run():
+        return find_leaks(Trainer().train_step)
+    report = run()
+    assert report.top.holder == "self.total_loss", report
+    assert "Trainer" in report.top.holder_note and "Trainer" in str(report)
+
+
+@dataclass
+class History:
+    losses: list = field(default_factory=list)
+    best: float = float("inf")
+
+
+def test_a_dataclass_keeping_lbfgs_losses_is_named_and_lbfgs_own_history_is_bounded():
+    model, x, y = regression()
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=0.1, max_iter=1, history_size=2)
+    state = History()
+
+    def step():
+        def closure():
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            state.losses.append(loss)
+            return loss
+        optimizer.step(closure)
+    report = find_leaks(step, steps=6)
+    assert report.top.holder == "state.losses[-1]", report
+    assert report.top.nodes_per_step > 0 and report.top.bytes_per_step > 0
+    assert all(row.holder.startswith("state.losses") for row in report.rows), report
+    bounded = [row for row in report.bounded if "optimizer" in row.bounded]
+    assert bounded and all("optimizer.step(closure)" in row.code for row in bounded), report
+
+
+def test_the_fixed_lbfgs_step_passes_assert_flat_and_shows_its_history_apart():
+    model, x, y = regression()
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=0.1, max_iter=1, history_size=3)
+
+    def step():
+        def closure():
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            return loss
+        optimizer.step(closure)
+    report = find_leaks(step, steps=6)
+    report.assert_flat()
+    assert report.rows == [] and report.bounded, report
+    assert any(row.holder.startswith("optimizer.state[") for row in report.bounded), report
+    assert "bounded" in str(report) and "not a leak" in str(report)
+
+
+def make_lbfgs_step(model, x, y):
+    """A step built by a function: the losses list lives in the enclosing function, used by a nested closure."""
+    optimizer = torch.optim.LBFGS(model.parameters(), lr=0.1, max_iter=3, history_size=2)
+    losses = []
+
+    def step():
+        def closure():
+            optimizer.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            losses.append(loss)
+            return loss
+        optimizer.step(closure)
+    return step
+
+
+def test_a_list_in_the_enclosing_function_of_a_nested_closure_is_named():
+    report = find_leaks(make_lbfgs_step(*regression()))
+    assert report.top.holder == "losses[-1]", report
+    assert "make_lbfgs_step" in report.top.holder_note
+    assert "called from" in str(report.top) and "optimizer.step(closure)" in str(report.top)
+
+
+def test_adam_state_made_in_the_first_step_is_bounded_and_does_not_fail_assert_flat():
+    model, x, y = regression()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def step():
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    report = find_leaks(step, warmup=0, steps=4)
+    report.assert_flat()
+    holders = [row.holder for row in report.bounded]
+    assert any(h.startswith("optimizer.state[") and "exp_avg" in h for h in holders), report
+    assert any(h.endswith(".grad") for h in holders), report  # the gradients: allocated once, then reused
+
+
+def test_a_module_global_is_named_as_one():
+    module = types.ModuleType("training_script")
+    exec("import torch\n"
+         "w = torch.ones(10, requires_grad=True)\n"
+         "seen = {}\n"
+         "def step():\n"
+         "    seen[len(seen)] = (w * 2).sum()\n", module.__dict__)
+    report = find_leaks(module.step)
+    assert report.top.holder == "seen[0]" or report.top.holder.startswith("seen["), report
+    assert "training_script" in report.top.holder_note
+
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.kept = x * 3  # kept on ctx, not saved for backward: lives as long as the graph
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def test_a_custom_function_ctx_attribute_is_found():
+    w = torch.ones(100, requires_grad=True)
+    outputs = []
+    report = find_leaks(lambda: outputs.append(Scale.apply(w)))
+    row = next(row for row in report.rows if "ctx.kept" in row.code)
+    assert row.bytes_per_step == 400
+    assert row.holder.startswith("outputs[-1] (saved in its graph by"), report
+
+
+def test_a_tensor_saved_by_a_graph_is_held_by_the_variable_that_keeps_the_graph():
+    w = torch.ones(100, requires_grad=True)
+    spread = []
+
+    def step():
+        e = w.exp()  # saved by std
+        spread.append(e.std())
+    report = find_leaks(step)
+    assert report.top.bytes_per_step == 400 and "saved by std" in report.top.code
+    assert report.top.holder == "spread[-1] (saved in its graph by StdBackward0)", report
+    assert ".item()" in report.top.fix
+
+
+def test_when_the_search_gives_up_it_says_within_how_many_objects():
+    deep = [[[[[]]]]]
+    report = find_leaks(lambda: deep[0][0][0][0].append(torch.ones(10)), max_objects=3)
+    assert report.top.holder == "holder not found within 3 objects", report
+
+
+def test_the_search_keeps_nothing_alive():
+    trainer = Trainer()
+    report = find_leaks(trainer.train_step)
+    probe = weakref.ref(trainer.total_loss)
+    trainer.total_loss = 0.0
+    gc.collect()
+    assert probe() is None, "find_leaks (or its report) still holds a tensor it searched"
+    assert report.top is not None
+
+
+def test_search_names_module_attributes_the_way_a_learner_writes_them():
+    model = nn.Sequential(nn.Linear(2, 3))
+    found = search([Root("model", model)])
+    assert found.storages[id(model[0].weight.untyped_storage())] == "model[0].weight"
+
+
+def test_roots_of_a_bound_method_name_self_and_the_closure():
+    trainer = Trainer()
+    names = [root.name for root in roots_of(trainer.train_step)]
+    assert names[0] == "self"
+    step = make_lbfgs_step(*regression())
+    assert {"losses", "optimizer", "model"} <= {root.name for root in roots_of(step)}
