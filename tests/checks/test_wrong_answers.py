@@ -97,6 +97,9 @@ CLINIC = [  # notebook 07: one checker, one exercise per mystery script
     ("derivative_cache", "key = (id(y), id(x))", "key = (y, x)", "still grows every step"),
     ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()', "gradient of encoder.weight differs"),
     ("running_loss", "running_loss = running_loss + loss\n", "running_loss += loss\n", "still grows every step"),
+    ("trainer_class", "self.total_loss += loss\n", "self.total_loss = self.total_loss + loss\n", "still grows every step"),
+    # a detached tensor per evaluation has no graph, but the list still gains a tensor every evaluation
+    ("fit_state", "append(residual.abs().max())", "append(residual.abs().max().detach())", "still grows every step"),
 ]
 
 
