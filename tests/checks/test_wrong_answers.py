@@ -75,7 +75,7 @@ WRONG = [
         lambda: {"tanh": "input", "sigmoid": "output", "relu": "output", "cos": "input", "x ** 2": "input",
                  "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"})),
     ("nb01_graph_lifecycle.check_saved_growth", "growth per call", lambda m: m.check_saved_growth(_graph_bytes_after_five_calls)),
-    ("nb02_no_grad_vs_detach.check_saved_peaks", "return graph.peak", lambda m: m.check_saved_peaks(_saved_after_the_call)),
+    ("nb02_no_grad_vs_detach.check_saved_peaks", "which of its readings remembers the most", lambda m: m.check_saved_peaks(_saved_after_the_call)),
     ("nb02_no_grad_vs_detach.check_frozen_body", "p.detach() returns a new tensor", lambda m: m.check_frozen_body(_freeze_with_detach)),
     ("nb03_trapezoid_integration.check_scenarios", "density: the normaliser depends on theta",
      lambda m: m.check_scenarios(lambda: {"report": "no_grad", "density": "no_grad", "teacher": "no_grad"})),
