@@ -13,7 +13,7 @@ import time
 from meter_overhead import pinn_step
 
 from course_utils import LiveTensors, find_leaks
-from course_utils.leaks import _SiteMeter
+from autograd_memory.leaks import _SiteMeter
 
 STEPS, WARMUP = 5, 1
 

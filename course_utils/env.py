@@ -15,7 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from .tables import ShowsAsText, Table
+from autograd_memory.tables import ShowsAsText, Table
 
 __all__ = ["check_env", "EnvReport", "Need"]
 

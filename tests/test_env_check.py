@@ -52,3 +52,10 @@ def test_import_is_light():
 def test_public_names_resolve():
     for name in course_utils.__all__:
         assert getattr(course_utils, name) is not None, name
+
+
+def test_ipython_shows_the_report_as_its_text():
+    report = course_utils.EnvReport([])
+    printed = []
+    report._repr_pretty_(type("Printer", (), {"text": lambda self, text: printed.append(text)})(), cycle=False)
+    assert printed == [str(report)]

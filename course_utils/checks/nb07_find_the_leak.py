@@ -16,7 +16,7 @@ import pathlib
 
 import torch
 
-from ..leaks import find_leaks
+from autograd_memory.leaks import find_leaks
 from . import exercise, expect
 
 __all__ = ["CLINIC", "MYSTERIES", "mystery", "check_fix"]

@@ -5,9 +5,9 @@ import sys
 import pytest
 import torch
 
-from course_utils import MemoryBudgetExceeded, MemoryGauge, format_bytes
-from course_utils import gauges
-from course_utils.gauges import GaugeStatus
+from autograd_memory import MemoryBudgetExceeded, MemoryGauge, format_bytes
+from autograd_memory import gauges
+from autograd_memory.gauges import GaugeStatus
 
 
 class FakeClock:
@@ -182,7 +182,7 @@ def test_plain_python_gets_text_only(tmp_path):
     script = tmp_path / "loop.py"
     script.write_text(
         "import sys, torch\n"
-        "from course_utils import MemoryGauge\n"
+        "from autograd_memory import MemoryGauge\n"
         "gauge, kept = MemoryGauge(title='script loop'), []\n"
         "for _ in gauge.track(range(5)):\n"
         "    kept.append(torch.zeros(1000))\n"

@@ -7,13 +7,13 @@ import textwrap
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from course_utils import GraphMemory, LiveTensors, graph_table, show_graph
+from autograd_memory import GraphMemory, LiveTensors, graph_table, show_graph
 
 
 def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     script = textwrap.dedent("""
         import torch
-        from course_utils import show_graph
+        from autograd_memory import show_graph
         y = torch.ones(10, requires_grad=True)
         for _ in range(60_000):
             y = y.sin()

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from course_utils import GraphMemory
-from course_utils.graphs import NoGraphError, graph_table, lifecycle, show_graph
+from autograd_memory import GraphMemory
+from autograd_memory.graphs import NoGraphError, graph_table, lifecycle, show_graph
 
 N = 1000  # float32: 4,000 bytes per tensor of N elements
 

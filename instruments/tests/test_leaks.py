@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import LiveTensors, NotFlatError, find_leaks
+from autograd_memory import LiveTensors, NotFlatError, find_leaks
 
 N = 500  # elements: 2,000 bytes in float32
 
@@ -226,7 +226,7 @@ def test_bad_arguments_say_what_to_pass():
 
 def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
     """ipykernel compiles each cell under a file name of its own; the row says `cell [N], line L`."""
-    from jupyter_client.manager import start_new_kernel
+    start_new_kernel = pytest.importorskip("jupyter_client.manager", reason="needs ipykernel").start_new_kernel
 
     manager, client = start_new_kernel(kernel_name="python3")
     printed = []
@@ -237,9 +237,9 @@ def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
         assert reply["content"]["status"] == "ok", printed
 
     try:
-        run("import torch, course_utils as cu\nkept = []")
+        run("import torch, autograd_memory as am\nkept = []")
         run("def step():\n    x = torch.ones(10)\n    kept.append(x + 1)")
-        run("top = cu.find_leaks(step).top\nprint(top.where, '|', top.code, '|', top.bytes_per_step)")
+        run("top = am.find_leaks(step).top\nprint(top.where, '|', top.code, '|', top.bytes_per_step)")
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -2,7 +2,7 @@
 import matplotlib
 import pytest
 
-from course_utils import Trace, compare_traces, plot_trace
+from autograd_memory import Trace, compare_traces, plot_trace
 
 matplotlib.use("Agg")
 

@@ -1,9 +1,8 @@
-"""course_utils.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged table."""
+"""autograd_memory.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged table."""
 import pytest
 
-from course_utils import EnvReport, Table
-from course_utils.checks import ExerciseResult
-from course_utils.tables import ShowsAsText
+from autograd_memory import Table
+from autograd_memory.tables import ShowsAsText
 
 
 def test_text_columns_align_left_or_right():
@@ -33,8 +32,8 @@ class _Printer:
         self.written += text
 
 
-@pytest.mark.parametrize("shown", [Table(("a",), [("1",)]), EnvReport([]), ExerciseResult("title", "passed", "ok")])
-def test_ipython_shows_the_text_form(shown):
+def test_ipython_shows_the_text_form():
+    shown = Table(("a",), [("1",)])
     assert isinstance(shown, ShowsAsText)
     printer = _Printer()
     shown._repr_pretty_(printer, cycle=False)

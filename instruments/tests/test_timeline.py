@@ -5,9 +5,9 @@ import pytest
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import LiveTensors, Timeline, timeline
-from course_utils.meters import _tensors_in
-from course_utils.memory_timeline import KINDS
+from autograd_memory import LiveTensors, Timeline, timeline
+from autograd_memory.meters import _tensors_in
+from autograd_memory.memory_timeline import KINDS
 
 matplotlib.use("Agg")
 

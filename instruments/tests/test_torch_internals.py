@@ -3,10 +3,10 @@ import ast
 import pathlib
 import re
 
-import course_utils
-from course_utils import torch_internals
+import autograd_memory
+from autograd_memory import torch_internals
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+TESTS = pathlib.Path(__file__).resolve().parent
 
 
 def _test_names(path):
@@ -17,12 +17,12 @@ def test_every_guarding_test_named_in_torch_internals_exists():
     text = pathlib.Path(torch_internals.__file__).read_text()
     named = re.findall(r"(test_\w+\.py)::(test_\w+)", text)
     assert len(named) >= 10
-    missing = [f"{file}::{name}" for file, name in named if name not in _test_names(ROOT / "tests" / file)]
+    missing = [f"{file}::{name}" for file, name in named if name not in _test_names(TESTS / file)]
     assert not missing, f"torch_internals names tests that do not exist: {missing}"
 
 
 def test_no_other_module_reaches_into_torch_privates():
     private = re.compile(r"torch\._C\b|_python_dispatch|torch\._dynamo|torch\._functorch|_DisableTorchDispatch")
-    offenders = [path.name for path in pathlib.Path(course_utils.__file__).parent.glob("*.py")
+    offenders = [path.name for path in pathlib.Path(autograd_memory.__file__).parent.glob("*.py")
                  if path.name != "torch_internals.py" and private.search(path.read_text())]
-    assert not offenders, f"use course_utils.torch_internals instead of PyTorch privates in {offenders}"
+    assert not offenders, f"use autograd_memory.torch_internals instead of PyTorch privates in {offenders}"

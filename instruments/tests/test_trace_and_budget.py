@@ -3,8 +3,8 @@ import pytest
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import MemoryBudgetExceeded, Trace, memory_budget
-from course_utils.trace import NotFlatError
+from autograd_memory import MemoryBudgetExceeded, Trace, memory_budget
+from autograd_memory.trace import NotFlatError
 
 
 def leaky_trace(steps=6, per_step=4000):

@@ -16,7 +16,7 @@ and a sparkline, and a status line (step, growth per step, budget). It redraws a
 ``max_redraws_per_second`` times (10) plus once at the end, so drawing does not slow a fast loop.
 When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
 do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary. In lecture
-mode (:func:`~course_utils.lecture.lecture_style`) the panel is HTML replaced in place (live in the RISE
+mode (:func:`~autograd_memory.display_settings.use_large`) the panel is HTML replaced in place (live in the RISE
 slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 20 px.
 
 Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
@@ -33,7 +33,7 @@ import weakref
 
 import torch
 
-from . import lecture
+from . import display_settings
 from .budget import memory_budget
 from .meters import GraphMemory, LiveTensors, device_memory
 from .trace import Trace
@@ -330,7 +330,7 @@ class _WidgetView:
         self.model = model
         self.cells = {}
         # ipywidgets' own font-size style; the em widths below grow with it (lecture mode: readable on a projector)
-        text = {"style": {"font_size": f"{lecture.WIDGET_PX}px"}} if lecture.is_on() else {}
+        text = {"style": {"font_size": f"{display_settings.WIDGET_PX}px"}} if display_settings.is_large() else {}
         rows = []
         for name in model.meters:
             label = w.Label(METERS[name], layout=w.Layout(width="11em"), **text)
@@ -402,7 +402,7 @@ class _HtmlView:
 
     def html(self):
         model = self.model
-        size = f"font-size:{lecture.WIDGET_PX}px;" if lecture.is_on() else ""
+        size = f"font-size:{display_settings.WIDGET_PX}px;" if display_settings.is_large() else ""
         cell = "<td style='padding:0.1em 0.6em 0.1em 0;text-align:{}' class='{}'>{}</td>"
         rows = []
         for name in model.meters:
@@ -531,7 +531,7 @@ class MemoryGauge:
         self.redraws, self._next_draw = 0, float("-inf")
         view = self.mode
         if view == "auto":
-            view = ("html" if lecture.is_on() else "widget") if _in_kernel() else "text"
+            view = ("html" if display_settings.is_large() else "widget") if _in_kernel() else "text"
         self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
         return self
 
@@ -590,6 +590,6 @@ class GaugeSummary:
         head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
         body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
                                         for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
-        size = f" style='font-size:{lecture.WIDGET_PX}px'" if lecture.is_on() else ""
+        size = f" style='font-size:{display_settings.WIDGET_PX}px'" if display_settings.is_large() else ""
         return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
                 f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import torch
 
 from . import torch_internals as internals
-from .env import GRAPHVIZ_INSTALL
+from .extras import GRAPHVIZ_INSTALL
 from .meters import GraphMemory, _Saved, reading_saved_for_display
 from .tables import ShowsAsText, Table
 from .units import format_bytes

@@ -13,13 +13,14 @@ import threading
 
 import torch
 
+from . import LIBRARY_DIRS
+
 __all__ = ["creation_site", "source_location", "source_text", "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OPTIM_DIR = os.path.dirname(torch.optim.__file__) + os.sep
-_INTERNAL_DIRS = (_TORCH_DIR, os.path.dirname(os.path.abspath(__file__)) + os.sep)
 _BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
 _USER, _INTERNAL, _BACKWARD, _OPTIMIZER = range(4)
 _code_kind = {}  # code object -> one of the four above (a cache: each code object is classified once)
@@ -31,7 +32,7 @@ def _classify(code):
     filename = code.co_filename
     if filename.startswith(_OPTIM_DIR):
         return _OPTIMIZER
-    return _INTERNAL if filename.startswith(_INTERNAL_DIRS) else _USER
+    return _INTERNAL if filename.startswith((_TORCH_DIR, *LIBRARY_DIRS)) else _USER
 
 
 def creation_site(owner_thread):

@@ -217,3 +217,8 @@ def is_copy_slices(node):
     test_graph_views.py::test_where_graph_table_and_graph_memory_differ_is_exactly_what_the_docs_say.
     """
     return type(node).__name__ == "CopySlices"
+
+
+from .drift import warn_if_untested  # noqa: E402  (the probes use the functions above)
+
+warn_if_untested()  # once, on the first import of any instrument: one warning if this torch drifted
