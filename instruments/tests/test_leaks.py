@@ -6,9 +6,9 @@ import weakref
 
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from autograd_memory import LiveTensors, NotFlatError, find_leaks
+from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 N = 500  # elements: 2,000 bytes in float32
 
@@ -211,8 +211,8 @@ def test_nothing_stays_installed_when_the_step_raises(error):
         assert gc.get_freeze_count() == 0, "find_leaks freezes the garbage collector's old objects only while it runs"
     finally:
         gc.freeze()
-    assert _get_current_dispatch_mode() is None
-    assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+    assert current_dispatch_mode() is None
+    assert top_saved_tensor_hooks() is None
     calls.clear()
     assert find_leaks(lambda: None).top is None  # and it runs again
 

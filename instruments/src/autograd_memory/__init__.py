@@ -44,3 +44,14 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(PUBLIC))
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext autograd_memory``: the magics ``%%find_leaks``, ``%%timeline`` and ``%memory``
+    (:mod:`autograd_memory.magics`)."""
+    from .extras import require
+
+    require("IPython", "%load_ext autograd_memory")
+    from .magics import register
+
+    register(ipython)

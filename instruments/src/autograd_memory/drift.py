@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import torch
 
-from . import torch_internals as internals
-
 __all__ = ["TESTED", "PROBES", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
 
 TESTED = ((2, 8), (2, 14))  # the torch releases (major, minor), first and last, that the instruments' tests pass on
@@ -26,7 +24,10 @@ class UntestedTorchWarning(UserWarning):
     """This torch is outside the tested range, or a private the instruments rely on behaves differently."""
 
 
-def _dispatch_mode_stack():
+# Each probe is given torch_internals: this module imports it only when probing, as torch_internals imports
+# this module (at its end) to run the probes.
+
+def _dispatch_mode_stack(internals):
     class Probe(internals.TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             return func(*args, **(kwargs or {}))
@@ -36,24 +37,24 @@ def _dispatch_mode_stack():
     return inside and internals.current_dispatch_mode() is None
 
 
-def _dispatch_disabled():
+def _dispatch_disabled(internals):
     with internals.dispatch_disabled():
         return torch.ones(2).sum().item() == 2
 
 
-def _op_schemas():
+def _op_schemas(internals):
     aten = torch.ops.aten
     return internals.returns_new_storage(aten.exp.default) and not internals.returns_new_storage(aten.view.default)
 
 
-def _saved_tensor_hooks():
+def _saved_tensor_hooks(internals):
     outside = internals.top_saved_tensor_hooks()
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         inside = internals.top_saved_tensor_hooks()
     return outside is None and inside is not None
 
 
-def _saved_slots():
+def _saved_slots(internals):
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
     data = internals.saved_slot_data(y.grad_fn, "_saved_result")
@@ -61,10 +62,18 @@ def _saved_slots():
             and internals.saved_slot_unpack_hooks(y.grad_fn, "_saved_result") == [None])
 
 
-def _copy_slices():
+def _copy_slices(internals):
     x = torch.ones(3, requires_grad=True).clone()
     x[:1].mul_(2)
     return internals.is_copy_slices(x.grad_fn)
+
+
+def _functorch_level(internals):
+    return internals.in_functorch_transform() is False
+
+
+def _compile_hook(internals):
+    return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,7 @@ class ProbeSpec:
     name: str
     relies_on: str
     breaks: str  # what will not work when the probe fails
-    run: object
+    run: object  # run(torch_internals) -> True when the private behaves as the instruments expect
 
 
 PROBES = (
@@ -84,14 +93,14 @@ PROBES = (
     ProbeSpec("saved-tensor hooks stack", "torch._C._autograd._top_saved_tensors_default_hooks",
               "GraphMemory's check that meters exit in order", _saved_tensor_hooks),
     ProbeSpec("functorch level", "torch._C._functorch.maybe_current_level", "GraphMemory's error inside torch.func",
-              lambda: internals.in_functorch_transform() is False),
+              _functorch_level),
     ProbeSpec("saved slots", "node._raw_saved_<name> -> SavedTensor.data / .unpack_hook",
               "graph_table, show_graph, lifecycle (which tensor each node saved)", _saved_slots),
     ProbeSpec("CopySlices node", "the node class name CopySlices", "graph_table's rows for in-place ops on views",
               _copy_slices),
     ProbeSpec("compile hook", "TorchDispatchMode.ignore_compile_internals",
               "the warning that torch.compile ran eagerly under a meter",
-              lambda: callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))),
+              _compile_hook),
 )
 
 
@@ -132,10 +141,10 @@ def _major_minor(version):
     return (int(match[1]), int(match[2])) if match else (0, 0)
 
 
-def _run(spec):
+def _run(spec, internals):
     try:
         with torch.inference_mode(False), torch.enable_grad():  # imported under no_grad, the probes still build graphs
-            ok, error = bool(spec.run()), "it ran, but gave a different answer"
+            ok, error = bool(spec.run(internals)), "it ran, but gave a different answer"
     except Exception as exc:  # a probe reports any failure; it never raises
         ok, error = False, f"{type(exc).__name__}: {exc}"
     return Probe(spec.name, spec.relies_on, spec.breaks, ok, "" if ok else error)
@@ -143,9 +152,11 @@ def _run(spec):
 
 def check(version: str = None, probes=PROBES) -> DriftReport:
     """Run every probe on this torch (``version`` defaults to ``torch.__version__``)."""
+    from . import torch_internals
+
     version = version or torch.__version__
     in_range = TESTED[0] <= _major_minor(version) <= TESTED[1]
-    return DriftReport(version, in_range, tuple(_run(spec) for spec in probes))
+    return DriftReport(version, in_range, tuple(_run(spec, torch_internals) for spec in probes))
 
 
 def warn_if_untested(version: str = None, probes=PROBES) -> DriftReport:

@@ -27,7 +27,6 @@ so they are read at each redraw and stay ``None`` in the trace in between.
 import contextlib
 import enum
 import html
-import sys
 import time
 import weakref
 
@@ -35,6 +34,8 @@ import torch
 
 from . import display_settings
 from .budget import memory_budget
+from .extras import require
+from .ipython_internals import in_kernel as _in_kernel
 from .meters import GraphMemory, LiveTensors, device_memory
 from .trace import Trace
 from .units import format_bytes
@@ -51,13 +52,6 @@ METERS = {  # name -> what the row is called
 EXACT_METERS = ("saved", "live")
 GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
 _now = time.monotonic  # the throttle's clock (tests replace it)
-
-
-def _in_kernel():
-    """True inside a Jupyter kernel; False in plain Python, a script, or a terminal IPython."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def _show(obj):
@@ -325,7 +319,7 @@ class _WidgetView:
     """The ipywidgets panel of a :class:`GaugeModel`: a row per meter, a status line."""
 
     def __init__(self, model):
-        import ipywidgets as w
+        w = require("ipywidgets", "the gauge's widget view")
 
         self.model = model
         self.cells = {}

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import torch
 
 from . import torch_internals as internals
-from .extras import GRAPHVIZ_INSTALL
+from .extras import GRAPHVIZ_INSTALL, require
 from .meters import GraphMemory, _Saved, reading_saved_for_display
 from .tables import ShowsAsText, Table
 from .units import format_bytes
@@ -423,7 +423,7 @@ def _node_label(node, limit=4):
 
 def _dot_source(table):
     """The DOT text of the graph: edges run the way the forward pass did, leaves on top, outputs below."""
-    import graphviz
+    graphviz = require("graphviz", "show_graph")
 
     dot = graphviz.Digraph(
         graph_attr={"label": table.caption(), "labelloc": "b", "fontsize": "11", "fontname": "Helvetica"},

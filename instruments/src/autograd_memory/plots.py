@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 from .gauges import METERS
 from .display_settings import SIZES_PX, is_large, points
+from .extras import require
 from .trace import Trace
 from .units import format_bytes
 
@@ -53,7 +54,7 @@ def _growth_label(name, trace, meter):
 
 
 def _figure(panels, title, width_per_panel, height, vertical=False):
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plotting a trace")
 
     shape = (panels, 1) if vertical else (1, panels)
     size = (width_per_panel, height * panels) if vertical else (width_per_panel * panels, height)

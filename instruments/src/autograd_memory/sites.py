@@ -14,6 +14,7 @@ import threading
 import torch
 
 from . import LIBRARY_DIRS
+from .ipython_internals import cell_number as _cell_number
 
 __all__ = ["creation_site", "source_location", "source_text", "PHASES"]
 
@@ -83,10 +84,3 @@ def source_text(code, line):
     """The source line, stripped ("" when it cannot be read)."""
     return "" if code is None else linecache.getline(code.co_filename, line).strip()
 
-
-def _cell_number(filename):
-    """The execution count of the IPython cell compiled under ``filename``, or None outside IPython."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    compiler = getattr(shell, "compile", None)
-    return getattr(compiler, "_filename_map", {}).get(filename)

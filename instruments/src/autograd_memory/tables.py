@@ -33,6 +33,12 @@ __all__ = ["ShowsAsText", "Table"]
 class ShowsAsText:
     """Mixin: IPython's plain-text display shows ``str(self)`` (not the dataclass repr)."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # IPython's printer walks the class's MRO and takes the first class that defines _repr_pretty_ *or* __repr__:
+        # a dataclass subclass defines __repr__, so each subclass carries _repr_pretty_ itself.
+        cls._repr_pretty_ = ShowsAsText._repr_pretty_
+
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(str(self))
 
