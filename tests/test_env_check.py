@@ -26,7 +26,10 @@ def _run_check(env):
 def test_cli_prints_table_and_succeeds():
     out = _run_check(os.environ.copy())
     assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.count("[OK]") == 8, out.stdout
+    course, instruments = out.stdout.split("The PyTorch privates the instruments rely on")
+    assert course.count("[OK]") == 8, out.stdout
+    from autograd_memory.drift import PROBES
+    assert instruments.count("[OK]") == len(PROBES) and "[FAIL]" not in instruments, out.stdout
 
 
 def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
