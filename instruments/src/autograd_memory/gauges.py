@@ -526,7 +526,11 @@ class MemoryGauge:
         view = self.mode
         if view == "auto":
             view = ("html" if display_settings.is_large() else "widget") if _in_kernel() else "text"
-        self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
+        try:
+            self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
+        except BaseException as error:  # e.g. ipywidgets not installed: the meters must not stay installed
+            self.model.stop(type(error), error, error.__traceback__)
+            raise
         return self
 
     def sample(self, step=None, label=None):
