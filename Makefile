@@ -75,7 +75,7 @@ test-torch:
 	$(MAKE) test TORCH=$(TORCH)
 
 test-fast: setup
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests instruments/src instruments/tests $(PYTEST_ARGS)
 
 fresh: setup
 	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"
