@@ -14,7 +14,7 @@ FOLDERS = [ROOT / "course_utils", INSTRUMENTS, ROOT / "instruments" / "tests", R
 FILES = sorted({path for folder in FOLDERS for path in folder.rglob("*.py")})
 TORCH_PRIVATE = re.compile(r"\btorch\._C\b|\b_python_dispatch\b|\btorch\._dynamo\b|\btorch\._functorch\b"
                            r"|\b_DisableTorchDispatch\b|\b_get_current_dispatch_mode\b|\b_top_saved_tensors_default_hooks\b"
-                           r"|\.(_raw)?_saved_\w+")
+                           r"|\._raw_saved_\w+")  # node._saved_<name> is documented (autograd mechanics, "Saved tensors")
 IPYTHON_PRIVATE = re.compile(r"\b_filename_map\b")
 HOMES = {TORCH_PRIVATE: INSTRUMENTS / "torch_internals.py", IPYTHON_PRIVATE: INSTRUMENTS / "ipython_internals.py"}
 

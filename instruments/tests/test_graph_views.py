@@ -1,15 +1,20 @@
 """graph_table / show_graph on graphs real code makes (issue 16): huge graphs, slots modified in place,
 checkpointed graphs, and exactly where graph_table and GraphMemory differ."""
+import importlib.util
 import subprocess
 import sys
 import textwrap
 
+import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
 from autograd_memory import GraphMemory, LiveTensors, graph_table, show_graph
 
+needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
+
+@needs_graphviz
 def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     script = textwrap.dedent("""
         import torch
@@ -27,6 +32,7 @@ def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     assert done.stdout.split() == ["True", "True", "freed"]
 
 
+@needs_graphviz
 def test_graph_table_marks_a_saved_tensor_modified_in_place():
     x = torch.ones(100, requires_grad=True)
     for metered in (False, True):

@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory, measure
-from autograd_memory.torch_internals import saved_slot_data
 
 
 # ---------------------------------------------------------------- LiveTensors
@@ -130,8 +129,8 @@ def test_exp_saves_its_output_and_sin_its_input():
         y = x.exp()
         z = x.sin()
     # d/dx exp(x) = exp(x): autograd keeps the result; d/dx sin(x) = cos(x): it keeps the input
-    assert saved_slot_data(y.grad_fn, "_saved_result").data_ptr() == y.data_ptr()
-    assert saved_slot_data(z.grad_fn, "_saved_self").data_ptr() == x.data_ptr()
+    assert y.grad_fn._saved_result.data_ptr() == y.data_ptr()
+    assert z.grad_fn._saved_self.data_ptr() == x.data_ptr()
     assert graph.bytes == 8000 and graph.count == 2
     assert graph.by_kind == {"parameters": 0, "inputs": 4000, "activations": 4000}
 

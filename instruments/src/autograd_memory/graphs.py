@@ -506,7 +506,10 @@ def show_graph(outputs, params=None, max_nodes=MAX_NODES):
     if table.node_count > max_nodes:
         return GraphView(table, hint=f"{table.node_count} nodes is more than max_nodes={max_nodes}: a summary "
                                      "instead of a picture (pass a larger max_nodes to draw it anyway).")
-    source = _dot_source(table)
+    try:
+        source = _dot_source(table)
+    except ImportError as error:  # the `graphs` extra is not installed: the table, and how to get the picture
+        return GraphView(table, hint=f"No picture: {error}.")
     if shutil.which("dot") is None:
         return GraphView(table, source, hint=f"No picture: graphviz's `dot` program is not on PATH ({INSTALL_HINT}).")
     import graphviz
