@@ -9,7 +9,8 @@
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
-# All are fast when nothing changed: an environment is rebuilt only when pyproject.toml is newer.
+# All are fast when nothing changed: an environment is rebuilt only when a pyproject.toml is newer.
+# The course (course_utils/) and its instruments (instruments/, the autograd-memory package) install together, editable.
 
 PYTHON ?= python3
 KERNEL := autograd-memory-lab
@@ -34,10 +35,10 @@ AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: setup lab present slides site test test-torch test-fast fresh hooks check clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml instruments/pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "torch==$(TORCH)")
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" "torch==$(TORCH)" \
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" -e ./instruments "torch==$(TORCH)" \
 	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
 	@# JupyterLab's settings for this environment: no "news?" pop-up over the notebook (or the projector), no update checks
@@ -79,7 +80,7 @@ test-torch:
 	$(MAKE) test TORCH=$(TORCH)
 
 test-fast: setup
-	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests instruments/src instruments/tests $(PYTEST_ARGS)
 
 fresh: setup
 	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"

@@ -22,7 +22,7 @@ import contextlib
 import time
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from autograd_memory.torch_internals import TorchDispatchMode
 
 from course_utils import GraphMemory, LiveTensors
 from course_utils.laplacians import laplacian_nested

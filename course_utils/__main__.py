@@ -9,15 +9,20 @@ __all__ = ["main"]
 def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course_utils", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("check", help="print [OK]/[FAIL] for everything the course needs")
+    commands.add_parser("check", help="print [OK]/[FAIL] for everything the course needs, and the instruments' probes")
     selftest = commands.add_parser("selftest", help="run fixed scenarios and compare the meters with the device's counters")
     selftest.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
     selftest.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     args = parser.parse_args(argv)
 
     if args.command == "check":
+        from autograd_memory.cli import main as instruments
+
         from .env import check_env
-        return 0 if check_env().ok else 1
+
+        env_ok = check_env().ok
+        print("\nThe PyTorch privates the instruments rely on (python -m autograd_memory check):")
+        return 0 if env_ok and instruments(["check"]) == 0 else 1
     from .devices import pick_device
     from .selftest import run_selftest
 

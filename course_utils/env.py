@@ -15,13 +15,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from .tables import ShowsAsText, Table
+from autograd_memory.extras import GRAPHVIZ_INSTALL
+from autograd_memory.tables import ShowsAsText, Table
 
 __all__ = ["check_env", "EnvReport", "Need"]
 
-SETUP = "make setup   (or: pip install -e '.[test]')"
-GRAPHVIZ_INSTALL = ("Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | "
-                    "conda: conda install -c conda-forge graphviz")
+SETUP = "make setup   (or: pip install -e '.[test]' -e ./instruments)"
 
 
 @dataclass

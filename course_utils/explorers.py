@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 import torch
 
 from . import lecture
-from .graphs import lifecycle
+from autograd_memory.graphs import lifecycle
 from .integrate import ScalarNet, grid, spacing_bytes
-from .meters import GraphMemory, LiveTensors
+from autograd_memory.meters import GraphMemory, LiveTensors
 from .models import TanhMLP
-from .tables import ShowsAsText
-from .units import format_bytes
+from autograd_memory.tables import ShowsAsText
+from autograd_memory.units import format_bytes
 
 __all__ = ["Explorer", "graph_lifecycle", "lifecycle_moments", "Moment", "trapezoid", "trapezoid_reading",
            "TrapezoidReading", "euler_window", "EulerWindows", "EulerReading", "laplacian_methods",
@@ -525,7 +525,7 @@ def laplacian_reading(method, d, repeats=1):
     True
     """
     from . import laplacians, pinn
-    from .measurement import time_call
+    from autograd_memory.measurement import time_call
 
     if method not in laplacians.METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, laplacians.METHODS))}, got {method!r}")

@@ -27,7 +27,7 @@ from typing import Callable, Optional
 
 import torch
 
-from .measurement import run_metered, time_call
+from autograd_memory.measurement import run_metered, time_call
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
            "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "hutchinson_variance",

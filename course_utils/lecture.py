@@ -9,8 +9,11 @@ then switches it on in every kernel, so the notebooks need no change. While it i
   are drawn grey and named in the legend's title) and lays the figure out again with the larger text;
 * a live gauge in a kernel is HTML replaced in place, which stays live in the RISE slideshow, where ipywidgets
   do not load, with :data:`WIDGET_PX` pixel text (``gauges.py``); the explorers' text and figure grow too;
-* a :class:`~course_utils.tables.Table` displays its key rows, or its first :data:`TABLE_ROWS`, and a line
+* a :class:`~autograd_memory.tables.Table` displays its key rows, or its first :data:`TABLE_ROWS`, and a line
   "… N more rows" (``tables.py``).
+
+The sizes are the instruments' large display set (:mod:`autograd_memory.display_settings`), which
+:func:`lecture_style` switches on; this module adds what a lecture hall needs of matplotlib itself.
 
 >>> import matplotlib
 >>> lecture_style()                                  # on (again: it can be re-run)
@@ -20,21 +23,15 @@ then switches it on in every kernel, so the notebooks need no change. While it i
 >>> is_on()
 False
 """
-import math
 import textwrap
+
+from autograd_memory import display_settings
+from autograd_memory.display_settings import MAX_LEGEND_ENTRIES, MIN_PX, SIZES_PX, TABLE_ROWS, WIDGET_PX, points
 
 __all__ = ["lecture_style", "is_on", "readable", "points", "lecture_layout", "ENV_VAR", "MIN_PX", "SIZES_PX",
            "MAX_LEGEND_ENTRIES", "TABLE_ROWS", "WIDGET_PX"]
 
 ENV_VAR = "AMLAB_LECTURE"  # "1" (``make present``): ``import course_utils`` switches lecture mode on
-MIN_PX = 16  # the smallest text on a slide, in pixels as displayed
-SIZES_PX = {  # matplotlib text roles -> pixels in lecture mode (the defaults are 10 pt = 13.9 px at 100 dpi)
-    "font.size": 18, "axes.titlesize": 22, "axes.labelsize": 20, "xtick.labelsize": 18, "ytick.labelsize": 18,
-    "legend.fontsize": 18, "legend.title_fontsize": 18, "figure.titlesize": 24, "figure.labelsize": 20,
-}
-MAX_LEGEND_ENTRIES = 4
-TABLE_ROWS = 12  # rows a table shows in lecture mode unless it names its key rows (the course's tables, e.g. 06's 10 methods with its WRONG row, stay whole)
-WIDGET_PX = 24  # the gauges' text: the slides' floor (tools/rise.css gives every other text >= 24 px)
 GREY = "#b0b0b0"  # series left out of a capped legend
 _HOOK = f"{__name__}:_lecture_figure"  # rcParams["figure.hooks"] entry: every new pyplot figure
 _saved = None  # the rcParams lecture_style changed, as they were before; None while lecture mode is off
@@ -45,18 +42,6 @@ def is_on() -> bool:
     return _saved is not None
 
 
-def points(px: float, dpi: float = None) -> float:
-    """The font size in points that is ``px`` pixels high at ``dpi`` (default: ``rcParams["figure.dpi"]``).
-
-    >>> points(16, dpi=72), points(18, dpi=100)
-    (16.0, 12.96)
-    """
-    if dpi is None:
-        import matplotlib
-        dpi = matplotlib.rcParams["figure.dpi"]
-    return math.ceil(px * 72 / dpi * 100) / 100  # rounded up: never under px
-
-
 def lecture_style(on: bool = True) -> None:
     """Switch lecture mode on (``lecture_style()``) or off (``lecture_style(False)``, which restores the
     matplotlib settings it changed). Re-running it with the same argument changes nothing more."""
@@ -64,6 +49,7 @@ def lecture_style(on: bool = True) -> None:
     import matplotlib
 
     rc = matplotlib.rcParams
+    display_settings.use_large(on)
     if not on:
         if _saved is not None:
             rc.update(_saved)

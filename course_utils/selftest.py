@@ -16,9 +16,9 @@ from typing import Optional
 import torch
 
 from .devices import device_name, pick_device
-from .measurement import run_metered
-from .tables import Table
-from .units import format_bytes
+from autograd_memory.measurement import run_metered
+from autograd_memory.tables import Table
+from autograd_memory.units import format_bytes
 
 __all__ = ["run_selftest", "SelftestResult", "ScenarioResult"]
 

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
+from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 from course_utils.checks import ExerciseFailed
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -66,8 +66,7 @@ def free_port():
 @pytest.fixture
 def nothing_installed():
     """A check that no meter left its dispatch mode or saved-tensor hooks behind."""
-    return lambda: (_get_current_dispatch_mode() is None
-                    and torch._C._autograd._top_saved_tensors_default_hooks(False) is None)
+    return lambda: current_dispatch_mode() is None and top_saved_tensor_hooks() is None
 
 
 @pytest.fixture

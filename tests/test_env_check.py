@@ -26,7 +26,10 @@ def _run_check(env):
 def test_cli_prints_table_and_succeeds():
     out = _run_check(os.environ.copy())
     assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.count("[OK]") == 8, out.stdout
+    course, instruments = out.stdout.split("The PyTorch privates the instruments rely on")
+    assert course.count("[OK]") == 8, out.stdout
+    from autograd_memory.drift import PROBES
+    assert instruments.count("[OK]") == len(PROBES) and "[FAIL]" not in instruments, out.stdout
 
 
 def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
@@ -52,3 +55,10 @@ def test_import_is_light():
 def test_public_names_resolve():
     for name in course_utils.__all__:
         assert getattr(course_utils, name) is not None, name
+
+
+def test_ipython_shows_the_report_as_its_text():
+    report = course_utils.EnvReport([])
+    printed = []
+    report._repr_pretty_(type("Printer", (), {"text": lambda self, text: printed.append(text)})(), cycle=False)
+    assert printed == [str(report)]

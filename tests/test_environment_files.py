@@ -42,7 +42,9 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
 
     assert named == expected, f"only in environment.yml: {sorted(named - expected)}; only in pyproject.toml: {sorted(expected - named)}"
     assert "graphviz" in conda, "environment.yml must bring graphviz's `dot` binary"
-    assert any(isinstance(d, dict) and "-e ." in d["pip"] for d in env["dependencies"]), "the course package itself (-e .)"
+    pip = [d["pip"] for d in env["dependencies"] if isinstance(d, dict)]
+    assert pip and "-e ." in pip[0], "the course package itself (-e .)"
+    assert any(r.split("#")[0].strip() == "-e ./instruments" for r in pip[0]), "the instruments the course imports (-e ./instruments)"
     assert "conda-forge" in env["channels"]
 
 

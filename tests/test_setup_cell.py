@@ -89,7 +89,7 @@ def test_setup_cell_on_a_simulated_colab(tmp_path, root):
     _stub(stubs, "git", f"""\
         echo "git $*" >> {log}
         dest="${{@: -1}}"; mkdir -p "$dest"
-        cp -r {root}/course_utils {root}/tools {root}/data {root}/pyproject.toml "$dest"/
+        cp -r {root}/course_utils {root}/instruments {root}/tools {root}/data {root}/pyproject.toml "$dest"/
         """)
     content = tmp_path / "content"
     content.mkdir()

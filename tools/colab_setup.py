@@ -2,7 +2,7 @@
 
     python tools/colab_setup.py [--dry-run]      (--dry-run, or COLAB_SETUP_DRY_RUN=1: print the commands only)
 
-It installs the course itself (editable, without dependencies), then the course's dependencies except the ones
+It installs the course and its instruments (``instruments/``, editable, without dependencies), then the course's dependencies except the ones
 Colab brings its own of (torch: built for Colab's CUDA; jupyterlab, ipykernel: Colab's front end and kernel), and
 graphviz's `dot` when it is missing. pip leaves what is already new enough alone, so a second run is quick.
 """
@@ -21,7 +21,7 @@ def commands(root=ROOT):
     dependencies = pyproject(root)["project"]["dependencies"]
     wanted = [r for r in dependencies if requirement_name(r) not in COLABS_OWN]
     pip = [sys.executable, "-m", "pip", "install", "--quiet"]
-    return [pip + ["--no-deps", "-e", str(root)],
+    return [pip + ["--no-deps", "-e", str(root), "-e", str(root / "instruments")],
             pip + wanted,
             ["bash", str(root / "tools" / "system_deps.sh"), "graphviz"]]
 

@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, NoReturn
 
-from ..tables import ShowsAsText
+from autograd_memory.tables import ShowsAsText
 
 __all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS"]
 

@@ -15,9 +15,9 @@ import functools
 import torch
 import torch.nn.functional as F
 
-from ..meters import GraphMemory
+from autograd_memory.meters import GraphMemory
 from ..models import mlp_problem
-from ..units import format_bytes
+from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["evaluations", "check_saved_peaks", "check_frozen_body"]

@@ -10,8 +10,8 @@ import math
 import torch
 
 from ..integrate import ScalarNet, grid
-from ..meters import GraphMemory, LiveTensors
-from ..units import format_bytes
+from autograd_memory.meters import GraphMemory, LiveTensors
+from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["SCENARIOS", "check_scenarios", "BUDGET_PROBLEM", "check_budget"]

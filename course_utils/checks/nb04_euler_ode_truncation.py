@@ -9,10 +9,10 @@ Both run on the problem :func:`euler_problem` builds, the one the notebook measu
 """
 import torch
 
-from ..meters import GraphMemory
+from autograd_memory.meters import GraphMemory
 from ..ode import VectorField, make_problem, step_loss, truncated_gradient, window_tradeoff
-from ..trace import NotFlatError, Trace
-from ..units import format_bytes
+from autograd_memory.trace import NotFlatError, Trace
+from autograd_memory.units import format_bytes
 from . import exercise, expect, fail
 
 __all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "euler_problem", "check_detach", "check_window"]

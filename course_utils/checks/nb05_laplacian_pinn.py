@@ -12,9 +12,9 @@ the checker see the same model and points.
 import torch
 
 from .. import laplacians, pinn
-from ..meters import GraphMemory, LiveTensors
-from ..trace import Trace
-from ..units import format_bytes
+from autograd_memory.meters import GraphMemory, LiveTensors
+from autograd_memory.trace import Trace
+from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS"]

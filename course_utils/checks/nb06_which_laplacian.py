@@ -11,7 +11,7 @@ Every checker builds its own small, seeded problem from :mod:`course_utils.pinn`
 import torch
 
 from .. import laplacians, pinn
-from ..units import format_bytes
+from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["check_laplacian", "check_chunk_size", "chunk_problem", "CHUNK_CANDIDATES"]

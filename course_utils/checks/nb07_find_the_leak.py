@@ -18,9 +18,9 @@ import pathlib
 
 import torch
 
-from ..leaks import find_leaks
-from ..meters import GraphMemory
-from ..units import format_bytes
+from autograd_memory.leaks import find_leaks
+from autograd_memory.meters import GraphMemory
+from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["CLINIC", "MYSTERIES", "mystery", "check_fix"]

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from course_utils.checks import ExerciseFailed, exercise, expect, fail
+from course_utils.checks import ExerciseFailed, ExerciseResult, exercise, expect, fail
 
 
 @exercise("Double it")
@@ -40,3 +40,10 @@ def test_a_not_implemented_error_from_torch_is_not_mistaken_for_an_unsolved_exer
     assert check(unsolved).status == "not attempted"
     with pytest.raises(NotImplementedError, match="Could not run 'aten::view'"):
         check(learner_answer)
+
+
+def test_ipython_shows_a_result_as_its_text():
+    result = ExerciseResult("title", "passed", "ok")
+    printed = []
+    result._repr_pretty_(type("Printer", (), {"text": lambda self, text: printed.append(text)})(), cycle=False)
+    assert printed == [str(result)]

@@ -2,7 +2,7 @@
 
 * :func:`graph_table` lists every node of the graph behind one or more tensors, with the tensors it
   saved for backward (shape, dtype, bytes), and whether backward has freed them. Its ``total_bytes``
-  counts each storage once, as :class:`~course_utils.meters.GraphMemory` does.
+  counts each storage once, as :class:`~autograd_memory.meters.GraphMemory` does.
 * :func:`show_graph` draws the same graph with graphviz: nodes coloured by saved bytes, freed nodes
   greyed out, leaves named from ``params``. It shows inline in JupyterLab.
 * :func:`lifecycle` takes snapshots of one graph at chosen moments (after forward, after backward ...)
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import torch
 
 from . import torch_internals as internals
-from .env import GRAPHVIZ_INSTALL
+from .extras import GRAPHVIZ_INSTALL, require
 from .meters import GraphMemory, _Saved, reading_saved_for_display
 from .tables import ShowsAsText, Table
 from .units import format_bytes
@@ -423,7 +423,7 @@ def _node_label(node, limit=4):
 
 def _dot_source(table):
     """The DOT text of the graph: edges run the way the forward pass did, leaves on top, outputs below."""
-    import graphviz
+    graphviz = require("graphviz", "show_graph")
 
     dot = graphviz.Digraph(
         graph_attr={"label": table.caption(), "labelloc": "b", "fontsize": "11", "fontname": "Helvetica"},
@@ -506,7 +506,10 @@ def show_graph(outputs, params=None, max_nodes=MAX_NODES):
     if table.node_count > max_nodes:
         return GraphView(table, hint=f"{table.node_count} nodes is more than max_nodes={max_nodes}: a summary "
                                      "instead of a picture (pass a larger max_nodes to draw it anyway).")
-    source = _dot_source(table)
+    try:
+        source = _dot_source(table)
+    except ImportError as error:  # the `graphs` extra is not installed: the table, and how to get the picture
+        return GraphView(table, hint=f"No picture: {error}.")
     if shutil.which("dot") is None:
         return GraphView(table, source, hint=f"No picture: graphviz's `dot` program is not on PATH ({INSTALL_HINT}).")
     import graphviz

@@ -1,13 +1,16 @@
 """MemoryGauge: exact traces, throttled redraws, loops of unknown length, clean exits, text mode."""
+import importlib.util
 import subprocess
 import sys
 
 import pytest
 import torch
 
-from course_utils import MemoryBudgetExceeded, MemoryGauge, format_bytes
-from course_utils import gauges
-from course_utils.gauges import GaugeStatus
+from autograd_memory import MemoryBudgetExceeded, MemoryGauge, format_bytes
+from autograd_memory import gauges
+from autograd_memory.gauges import GaugeStatus
+
+needs_widgets = pytest.mark.skipif(importlib.util.find_spec("ipywidgets") is None, reason="the `widgets` extra")
 
 
 class FakeClock:
@@ -60,6 +63,7 @@ def test_include_counts_tensors_made_before_the_loop_and_holds_them_weakly():
     assert gauge.trace.values["live"] == [2000]
 
 
+@needs_widgets
 def test_redraws_are_throttled_to_ten_per_second_plus_a_final_one(monkeypatch):
     clock = FakeClock(tick=0.001)  # a 1 ms step: 1,000 samples span one second
     monkeypatch.setattr(gauges, "_now", clock)
@@ -73,6 +77,7 @@ def test_redraws_are_throttled_to_ten_per_second_plus_a_final_one(monkeypatch):
     assert sum(value is not None for value in rss) == 11 and rss[0] is not None and rss[-1] is not None
 
 
+@needs_widgets
 def test_a_loop_faster_than_the_throttle_still_gets_a_final_redraw(monkeypatch):
     monkeypatch.setattr(gauges, "_now", FakeClock(tick=0.0))
     gauge, history = MemoryGauge(meters=("live",), mode="widget"), []
@@ -99,6 +104,7 @@ def test_generator_of_unknown_length():
     assert "3 of 3 steps" in sized.summary().status
 
 
+@needs_widgets
 def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook(nothing_installed):
     gauge, history = MemoryGauge(meters=("live", "saved"), mode="widget"), []
     with pytest.raises(ValueError, match="boom"):
@@ -124,6 +130,7 @@ def test_exception_in_a_with_block_is_named_by_the_gauge(nothing_installed):
     assert gauge.model.outcome() == "stopped after 1 step: KeyError: 'missing'"
 
 
+@needs_widgets
 def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why(nothing_installed):
     gauge, history = MemoryGauge(meters=("live",), budget=10_000, mode="widget"), []
     with pytest.raises(MemoryBudgetExceeded):
@@ -143,6 +150,7 @@ def test_budget_colours_change_as_it_nears():
         ["success", "success", "warning", "warning", "danger", "danger"]
 
 
+@needs_widgets
 def test_meter_missing_on_this_machine_reads_not_available_here(monkeypatch):
     monkeypatch.setattr(gauges, "device_memory", lambda: {"rss": 123_000_000})  # a CPU box
     gauge = MemoryGauge(meters=("live", "rss", "cuda_allocated", "cuda_reserved"), mode="widget")
@@ -182,7 +190,7 @@ def test_plain_python_gets_text_only(tmp_path):
     script = tmp_path / "loop.py"
     script.write_text(
         "import sys, torch\n"
-        "from course_utils import MemoryGauge\n"
+        "from autograd_memory import MemoryGauge\n"
         "gauge, kept = MemoryGauge(title='script loop'), []\n"
         "for _ in gauge.track(range(5)):\n"
         "    kept.append(torch.zeros(1000))\n"
@@ -228,3 +236,12 @@ def test_the_gauge_is_a_model_and_a_view_with_every_attribute_set_in_init():
     assert set(vars(gauge)) | set(vars(gauge.model)) == fresh, "attributes appear only in __init__"
     assert gauge.status is GaugeStatus.FINISHED and gauge.view is None
     assert isinstance(gauge.model, gauges.GaugeModel)
+
+
+def test_a_widget_gauge_without_ipywidgets_says_which_extra_and_leaves_nothing_installed(monkeypatch, nothing_installed):
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # as if not installed
+    gauge = MemoryGauge(meters=("live", "saved"), budget=10_000, mode="widget")
+    with pytest.raises(ImportError, match=r"pip install 'autograd-memory\[widgets\]'"):
+        for _ in gauge.track(range(3)):
+            pass
+    assert nothing_installed()

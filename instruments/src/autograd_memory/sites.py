@@ -1,5 +1,5 @@
 """Where in the learner's code a tensor or an op was made: the innermost frame outside ``torch`` and
-``course_utils``, kept as a code object and a line (cheap: no traceback objects, no source read),
+the instruments (``autograd_memory`` and the libraries in ``LIBRARY_DIRS``), kept as a code object and a line (cheap: no traceback objects, no source read),
 and shown as ``file, line L`` or, in a notebook, ``cell [N], line L``.
 
 >>> code, line, phase = creation_site(threading.get_ident())
@@ -13,13 +13,15 @@ import threading
 
 import torch
 
+from . import LIBRARY_DIRS
+from .ipython_internals import cell_number as _cell_number
+
 __all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OPTIM_DIR = os.path.dirname(torch.optim.__file__) + os.sep
-_INTERNAL_DIRS = (_TORCH_DIR, os.path.dirname(os.path.abspath(__file__)) + os.sep)
 _BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
 _USER, _INTERNAL, _BACKWARD, _OPTIMIZER = range(4)
 _code_kind = {}  # code object -> one of the four above (a cache: each code object is classified once)
@@ -31,7 +33,7 @@ def _classify(code):
     filename = code.co_filename
     if filename.startswith(_OPTIM_DIR):
         return _OPTIMIZER
-    return _INTERNAL if filename.startswith(_INTERNAL_DIRS) else _USER
+    return _INTERNAL if filename.startswith((_TORCH_DIR, *LIBRARY_DIRS)) else _USER
 
 
 def _user_frame(frame):
@@ -61,7 +63,7 @@ def _frame_of(owner_thread):
 
 
 def creation_site(owner_thread):
-    """``(code, line, phase)`` of the innermost frame outside torch and course_utils, seen from the
+    """``(code, line, phase)`` of the innermost frame outside torch and the instruments, seen from the
     caller; ``phase`` is ``"backward"`` inside ``backward()``/``autograd.grad``, ``"optimizer"`` inside
     ``torch.optim``, else ``""``. CUDA runs backward on autograd's own threads, which have no Python
     frames: there the frames of ``owner_thread`` (waiting in ``backward()``) are read instead.
@@ -108,10 +110,3 @@ def source_text(code, line):
     """The source line, stripped ("" when it cannot be read)."""
     return "" if code is None else linecache.getline(code.co_filename, line).strip()
 
-
-def _cell_number(filename):
-    """The execution count of the IPython cell compiled under ``filename``, or None outside IPython."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    compiler = getattr(shell, "compile", None)
-    return getattr(compiler, "_filename_map", {}).get(filename)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from course_utils import GraphMemory, GraphMemoryUnsupported, LiveTensors, measure, memory_budget
-from course_utils import meters
+from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, measure, memory_budget
+from autograd_memory import meters
 
 
 def _nbytes(tensor):
@@ -53,7 +53,7 @@ def test_a_sparse_tensor_built_from_existing_parts_is_no_new_memory():
 
 
 def test_graph_memory_and_graph_table_count_a_saved_sparse_tensor():
-    from course_utils import graph_table
+    from autograd_memory import graph_table
 
     sparse = torch.eye(20).to_sparse()
     weight = torch.ones(20, 3, requires_grad=True)

@@ -1,19 +1,24 @@
 """graph_table / show_graph on graphs real code makes (issue 16): huge graphs, slots modified in place,
 checkpointed graphs, and exactly where graph_table and GraphMemory differ."""
+import importlib.util
 import subprocess
 import sys
 import textwrap
 
+import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from course_utils import GraphMemory, LiveTensors, graph_table, show_graph
+from autograd_memory import GraphMemory, LiveTensors, graph_table, show_graph
+
+needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
 
+@needs_graphviz
 def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     script = textwrap.dedent("""
         import torch
-        from course_utils import show_graph
+        from autograd_memory import show_graph
         y = torch.ones(10, requires_grad=True)
         for _ in range(60_000):
             y = y.sin()
@@ -27,6 +32,7 @@ def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     assert done.stdout.split() == ["True", "True", "freed"]
 
 
+@needs_graphviz
 def test_graph_table_marks_a_saved_tensor_modified_in_place():
     x = torch.ones(100, requires_grad=True)
     for metered in (False, True):

@@ -5,7 +5,7 @@
 * :class:`GraphMemory` counts the bytes autograd saved for backward and still holds, each storage
   once, split into parameters, inputs and activations.
 * :func:`device_memory` is what the allocator and the operating system report (CUDA counters, RSS).
-* :func:`course_utils.measurement.measure` runs a function under both meters and reports.
+* :func:`autograd_memory.measurement.measure` runs a function under both meters and reports.
 
 Both meters hold only weak references: they never keep a tensor alive. Each is a context manager
 that installs its hook on entry and removes it on exit, exception or not. A Ctrl-C (Jupyter's
@@ -279,7 +279,7 @@ class LiveTensors(_Meter):
     bytes: the CUDA allocator rounds each block up to 512 bytes, so it reads slightly more.
 
     Subclasses extend it through three hooks, all no-ops here: :meth:`_on_new_storage`,
-    :meth:`_on_free_storage` and :meth:`_after_op` (:func:`course_utils.memory_budget` uses the last).
+    :meth:`_on_free_storage` and :meth:`_after_op` (:func:`autograd_memory.memory_budget` uses the last).
     """
 
     _what = "live"
@@ -532,7 +532,7 @@ class GraphMemory(_Meter):
     hooks entered *inside* the meter (``torch.utils.checkpoint``) take over there, so what they keep
     is not seen; hooks entered *outside* it (``save_on_cpu``) are replaced inside the block, with a
     warning. Python numbers autograd saves as 0-dim tensors (``x * 2.0`` keeps an 8-byte float64)
-    get no hooks, so this meter never sees them; :func:`course_utils.graph_table` counts them.
+    get no hooks, so this meter never sees them; :func:`autograd_memory.graph_table` counts them.
     """
 
     _what = "graph"

@@ -1,9 +1,13 @@
 """Graph views: hand-checked node counts and saved bytes, agreement with GraphMemory, pictures and fallbacks."""
+import importlib.util
+
 import pytest
 import torch
 
-from course_utils import GraphMemory
-from course_utils.graphs import NoGraphError, graph_table, lifecycle, show_graph
+from autograd_memory import GraphMemory
+from autograd_memory.graphs import NoGraphError, graph_table, lifecycle, show_graph
+
+needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
 N = 1000  # float32: 4,000 bytes per tensor of N elements
 
@@ -131,6 +135,7 @@ def test_backward_frees_and_the_table_says_so(x):
     assert "freed" in str(table) and "3 saved tensors freed" in table.caption()
 
 
+@needs_graphviz
 def test_show_graph_draws_an_svg(x):
     view = show_graph(x.exp().sum())
     assert view.svg.startswith("<svg") and view._repr_svg_() == view.svg
@@ -140,6 +145,7 @@ def test_show_graph_draws_an_svg(x):
     assert view.svg in view._repr_html_()
 
 
+@needs_graphviz
 def test_show_graph_marks_freed_nodes_and_names_parameters():
     (model, _), loss = _mlp_loss()
     loss.backward()
@@ -149,6 +155,7 @@ def test_show_graph_marks_freed_nodes_and_names_parameters():
     assert "0 B saved for backward" in view.svg
 
 
+@needs_graphviz
 def test_without_dot_the_fallback_has_table_source_and_hint(x, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no `dot` on PATH
     view = show_graph(x.exp().sum())
@@ -160,6 +167,7 @@ def test_without_dot_the_fallback_has_table_source_and_hint(x, monkeypatch, tmp_
     assert "ExpBackward0" in str(view)
 
 
+@needs_graphviz
 def test_large_graphs_are_summarised(x):
     h = x
     for _ in range(20):
@@ -171,6 +179,7 @@ def test_large_graphs_are_summarised(x):
     assert show_graph(h.sum()).svg is not None  # under the default limit it draws
 
 
+@needs_graphviz
 def test_a_derivative_has_its_own_graph(x):
     y = x.sin().sum()
     (dy_dx,) = torch.autograd.grad(y, x, create_graph=True)  # cos(x), built from saved tensors
@@ -183,6 +192,7 @@ def test_a_derivative_has_its_own_graph(x):
     assert "dy/dx" in show_graph({"y": y, "dy/dx": dy_dx}).source
 
 
+@needs_graphviz
 def test_lifecycle_snapshots(x):
     loss = x.exp().sum()
     snaps = lifecycle(loss)
@@ -207,6 +217,7 @@ def test_error_for_a_leaf(x):
         graph_table(x)
 
 
+@needs_graphviz
 def test_error_for_a_detached_tensor(x):
     y = x.exp()
     with pytest.raises(NoGraphError, match=r"probably detached.*ExpBackward0"):

@@ -1,15 +1,13 @@
 """timeline: the kinds add up to the live bytes after every op, its peak is LiveTensors' peak, and
 parameters, gradients and Adam's state read what their shapes say."""
-import matplotlib
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import LiveTensors, Timeline, timeline
-from course_utils.meters import _tensors_in
-from course_utils.memory_timeline import KINDS
+from autograd_memory import LiveTensors, Timeline, timeline
+from autograd_memory.meters import _tensors_in
+from autograd_memory.memory_timeline import KINDS
+from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
-matplotlib.use("Agg")
 
 
 def problem():
@@ -80,6 +78,7 @@ def test_without_a_model_every_byte_is_other():
 
 def test_plot_draws_every_kind_and_annotates_the_peak():
     model, optimizer, step = problem()
+    pytest.importorskip("matplotlib", reason="the `plots` extra").use("Agg")
     figure = timeline(step, model, optimizer).plot()
     ax = figure.axes[0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(KINDS)
@@ -94,8 +93,8 @@ def test_nothing_stays_installed_when_the_step_raises(error):
         raise error
     with pytest.raises(type(error)):
         timeline(step)
-    assert _get_current_dispatch_mode() is None
-    assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+    assert current_dispatch_mode() is None
+    assert top_saved_tensor_hooks() is None
 
 
 def test_bad_arguments_say_what_to_pass():
@@ -106,7 +105,7 @@ def test_bad_arguments_say_what_to_pass():
 
 
 def test_the_kinds_add_up_after_find_leaks_ran_and_when_a_storage_grows_in_place():
-    from course_utils import find_leaks
+    from autograd_memory import find_leaks
     model, optimizer, step = problem()
 
     def growing_step():

@@ -6,9 +6,9 @@ import weakref
 
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import LiveTensors, NotFlatError, find_leaks
+from autograd_memory import LiveTensors, NotFlatError, find_leaks
+from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 N = 500  # elements: 2,000 bytes in float32
 
@@ -214,8 +214,8 @@ def test_nothing_stays_installed_when_the_step_raises(error):
         assert gc.get_freeze_count() == 0, "find_leaks freezes the garbage collector's old objects only while it runs"
     finally:
         gc.freeze()
-    assert _get_current_dispatch_mode() is None
-    assert torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+    assert current_dispatch_mode() is None
+    assert top_saved_tensor_hooks() is None
     calls.clear()
     assert find_leaks(lambda: None).top is None  # and it runs again
 
@@ -287,7 +287,7 @@ def test_bad_arguments_say_what_to_pass():
 
 def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
     """ipykernel compiles each cell under a file name of its own; the row says `cell [N], line L`."""
-    from jupyter_client.manager import start_new_kernel
+    start_new_kernel = pytest.importorskip("jupyter_client.manager", reason="needs ipykernel").start_new_kernel
 
     manager, client = start_new_kernel(kernel_name="python3")
     printed = []
@@ -298,9 +298,9 @@ def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
         assert reply["content"]["status"] == "ok", printed
 
     try:
-        run("import torch, course_utils as cu\nkept = []")
+        run("import torch, autograd_memory as am\nkept = []")
         run("def step():\n    x = torch.ones(10)\n    kept.append(x + 1)")
-        run("top = cu.find_leaks(step).top\nprint(top.where, '|', top.code, '|', top.bytes_per_step)")
+        run("top = am.find_leaks(step).top\nprint(top.where, '|', top.code, '|', top.bytes_per_step)")
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

@@ -11,8 +11,8 @@ import pytest
 import torch
 from torch import nn
 
-from course_utils import NotFlatError, find_leaks
-from course_utils.holders import Root, roots_of, search
+from autograd_memory import NotFlatError, find_leaks
+from autograd_memory.holders import Root, roots_of, search
 
 
 def regression():

@@ -12,12 +12,12 @@ names the source lines whose tensors pile up, and the variables whose autograd g
 (True, 'history[-1]')
 >>> history.clear()
 
-How it works: a :class:`~course_utils.LiveTensors` meter that notes, for each storage it counts, the
-code object and line of the innermost frame outside ``torch`` and ``course_utils``
-(:func:`~course_utils.sites.creation_site`), and forgets it when the storage dies. Storages still
+How it works: a :class:`~autograd_memory.LiveTensors` meter that notes, for each storage it counts, the
+code object and line of the innermost frame outside ``torch`` and ``autograd_memory``
+(:func:`~autograd_memory.sites.creation_site`), and forgets it when the storage dies. Storages still
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
-(:mod:`course_utils.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
+(:mod:`autograd_memory.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
 or that stops within the steps is *bounded*: shown apart, never the leak.
 """
 import collections
@@ -199,7 +199,7 @@ class LeakReport(ShowsAsText):
                 f"<th>where it was made</th><th>what keeps it</th><th>the fix</th></tr></thead>{body}</table>")
 
     def assert_flat(self):
-        """Raise :class:`~course_utils.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass)."""
+        """Raise :class:`~autograd_memory.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass)."""
         if self.rows:
             top = "\n".join(_indent(row) for row in self.rows[:3])
             raise NotFlatError(f"the step leaks; top rows:\n{top}\nFix where it is kept and run find_leaks again.")

@@ -18,12 +18,12 @@ True
 Kinds are resolved at the end of the step: a storage is *parameters* when it belongs to the model's
 (or the optimizer's) parameters, *gradients* when it ended up as a parameter's ``.grad``,
 *optimizer state* when it ended up in ``optimizer.state``, *saved for backward* when autograd packed
-it (seen through a :class:`~course_utils.GraphMemory`), and *other* otherwise (inputs, temporaries,
+it (seen through a :class:`~autograd_memory.GraphMemory`), and *other* otherwise (inputs, temporaries,
 gradients of activations). Every storage has exactly one kind, so the kinds add up to the live bytes
 after every op.
 
 (The module is not called ``timeline``: importing a submodule of that name would hide the function
-``course_utils.timeline``.)
+``autograd_memory.timeline``.)
 """
 import html
 from dataclasses import dataclass, field
@@ -212,7 +212,7 @@ def timeline(step, model=None, optimizer=None):
 
     ``model`` and ``optimizer`` say what counts as parameters, gradients and optimizer state; their
     tensors that exist before the step are counted from the start. Exact in bytes on CPU; on CUDA
-    ``by_device`` of a plain :class:`~course_utils.LiveTensors` reads the same way.
+    ``by_device`` of a plain :class:`~autograd_memory.LiveTensors` reads the same way.
     """
     check_step(step, "timeline", "timeline(train_step, model, optimizer)")
     if model is not None and not isinstance(model, torch.nn.Module):

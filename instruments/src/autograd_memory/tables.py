@@ -1,4 +1,4 @@
-"""One small table type for everything the course prints as rows and columns, and the mixin that shows it.
+"""One small table type for everything the instruments print as rows and columns, and the mixin that shows it.
 
 A :class:`Table` prints as aligned plain text (terminals, ``print``, doctests) and shows as a Markdown table
 in a notebook, so its cells may hold Markdown (``**false**``, ```code```). :class:`ShowsAsText` gives any
@@ -18,19 +18,26 @@ one step
 <BLANKLINE>
 one step
 
-In lecture mode (:func:`~course_utils.lecture.lecture_style`) a table *displays* (Markdown, IPython's text) only its
-``key_rows``, or its first ``lecture.TABLE_ROWS`` rows, and then a line "… N more rows"; ``str()`` stays whole.
+With the large display set (:func:`~autograd_memory.display_settings.use_large`, which the course's
+``lecture_style()`` switches on) a table *displays* (Markdown, IPython's text) only its
+``key_rows``, or its first ``display_settings.TABLE_ROWS`` rows, and then a line "… N more rows"; ``str()`` stays whole.
 """
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from . import lecture
+from . import display_settings
 
 __all__ = ["ShowsAsText", "Table"]
 
 
 class ShowsAsText:
     """Mixin: IPython's plain-text display shows ``str(self)`` (not the dataclass repr)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # IPython's printer walks the class's MRO and takes the first class that defines _repr_pretty_ *or* __repr__:
+        # a dataclass subclass defines __repr__, so each subclass carries _repr_pretty_ itself.
+        cls._repr_pretty_ = ShowsAsText._repr_pretty_
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(str(self))
@@ -40,11 +47,11 @@ class ShowsAsText:
 class Table(ShowsAsText):
     """``header`` and ``rows`` of cells (anything ``str`` accepts); ``align`` one letter per column,
     ``"l"`` or ``"r"`` (all left by default); ``caption`` a line under the table; ``key_rows`` the indices of the
-    rows that matter, the ones a lecture shows (default: the first ``lecture.TABLE_ROWS``).
+    rows that matter, the ones a lecture shows (default: the first ``display_settings.TABLE_ROWS``).
 
-    >>> from course_utils import lecture_style
+    >>> from autograd_memory.display_settings import use_large
     >>> table = Table(("step", "bytes"), [(step, 4000 * step) for step in range(10)], key_rows=(0, 9))
-    >>> lecture_style()
+    >>> use_large()
     >>> print(table._repr_markdown_())
     | step | bytes |
     |:---|:---|
@@ -52,7 +59,7 @@ class Table(ShowsAsText):
     | 9 | 36000 |
     <BLANKLINE>
     … 8 more rows: 1, 2, 3, 4, 5, 6, 7, 8
-    >>> lecture_style(False)
+    >>> use_large(False)
     """
 
     header: Sequence
@@ -76,9 +83,9 @@ class Table(ShowsAsText):
 
     def _shown(self) -> tuple:
         """The rows to display and the line that says what was left out (lecture mode), or all rows and ""."""
-        if not lecture.is_on():
+        if not display_settings.is_large():
             return self.rows, ""
-        keep = set(self.key_rows) if self.key_rows else set(range(lecture.TABLE_ROWS))
+        keep = set(self.key_rows) if self.key_rows else set(range(display_settings.TABLE_ROWS))
         left_out = [row for i, row in enumerate(self.rows) if i not in keep]
         if not left_out:
             return self.rows, ""

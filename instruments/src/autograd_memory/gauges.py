@@ -16,7 +16,7 @@ and a sparkline, and a status line (step, growth per step, budget). It redraws a
 ``max_redraws_per_second`` times (10) plus once at the end, so drawing does not slow a fast loop.
 When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
 do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary. In lecture
-mode (:func:`~course_utils.lecture.lecture_style`) the panel is HTML replaced in place (live in the RISE
+mode (:func:`~autograd_memory.display_settings.use_large`) the panel is HTML replaced in place (live in the RISE
 slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 24 px.
 
 Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
@@ -27,14 +27,16 @@ so they are read at each redraw and stay ``None`` in the trace in between.
 import contextlib
 import enum
 import html
-import sys
 import time
 import weakref
 
 import torch
 
-from . import lecture
+from . import display_settings
 from .budget import memory_budget
+from .extras import require
+from .ipython_internals import in_kernel as _in_kernel
+from .ipython_internals import shell as _shell
 from .meters import GraphMemory, LiveTensors, device_memory
 from .trace import Trace
 from .units import format_bytes
@@ -54,13 +56,6 @@ GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this man
 _now = time.monotonic  # the throttle's clock (tests replace it)
 
 
-def _in_kernel():
-    """True inside a Jupyter kernel; False in plain Python, a script, or a terminal IPython."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
 _titles_shown = {}  # title -> (the cell run that showed it, how many times): see _unique_title
 
 
@@ -71,7 +66,7 @@ def _unique_title(title):
     >>> _unique_title("a loop"), _unique_title("a loop")   # no kernel here: no cell runs to tell apart
     ('a loop', 'a loop')
     """
-    shell = sys.modules["IPython"].get_ipython() if _in_kernel() else None
+    shell = _shell() if _in_kernel() else None
     run = getattr(shell, "execution_count", None)
     if run is None:
         return title
@@ -333,7 +328,7 @@ class GaugeModel:
     def shown_meters(self):
         """The meters a view shows: all of them; in lecture mode only those this machine has (a CPU gauge on a
         slide has no "not available here" rows for CUDA)."""
-        if lecture.is_on():
+        if display_settings.is_large():
             return [name for name in self.meters if self.available.get(name, False)] or list(self.meters[:1])
         return list(self.meters)
 
@@ -354,12 +349,12 @@ class _WidgetView:
     """The ipywidgets panel of a :class:`GaugeModel`: a row per meter, a status line."""
 
     def __init__(self, model):
-        import ipywidgets as w
+        w = require("ipywidgets", "the gauge's widget view")
 
         self.model = model
         self.cells = {}
         # ipywidgets' own font-size style; the em widths below grow with it (lecture mode: readable on a projector)
-        text = {"style": {"font_size": f"{lecture.WIDGET_PX}px"}} if lecture.is_on() else {}
+        text = {"style": {"font_size": f"{display_settings.WIDGET_PX}px"}} if display_settings.is_large() else {}
         rows = []
         for name in model.shown_meters():
             label = w.Label(METERS[name], layout=w.Layout(width="11em"), **text)
@@ -401,7 +396,7 @@ class _Row:
             # lecture mode scales the bar to the run's own peak, so that growth shows on a slide (a few kB of a
             # 20 MB budget would stay at 0 %); the budget's share is the colour and the status line's "(N % used)"
             self.level = _budget_level(model.budget_fraction())
-            self.scale = _nice_ceiling(max(top or 0, 1)) if lecture.is_on() else model.budget
+            self.scale = _nice_ceiling(max(top or 0, 1)) if display_settings.is_large() else model.budget
         else:
             self.level, self.scale = "info", _nice_ceiling(max(top or 0, 1))
         self.value_html = (f"<span title='{self.last:,} bytes'>{format_bytes(self.last)}</span>"
@@ -435,7 +430,7 @@ class _HtmlView:
 
     def html(self):
         model = self.model
-        size = f"font-size:{lecture.WIDGET_PX}px;" if lecture.is_on() else ""
+        size = f"font-size:{display_settings.WIDGET_PX}px;" if display_settings.is_large() else ""
         cell = "<td style='padding:0.1em 0.6em 0.1em 0;text-align:{}' class='{}'>{}</td>"
         rows = []
         for name in model.shown_meters():
@@ -565,8 +560,12 @@ class MemoryGauge:
         self.model.shown_title = _unique_title(self.model.title)
         view = self.mode
         if view == "auto":
-            view = ("html" if lecture.is_on() else "widget") if _in_kernel() else "text"
-        self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
+            view = ("html" if display_settings.is_large() else "widget") if _in_kernel() else "text"
+        try:
+            self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
+        except BaseException as error:  # e.g. ipywidgets not installed: the meters must not stay installed
+            self.model.stop(type(error), error, error.__traceback__)
+            raise
         return self
 
     def sample(self, step=None, label=None):
@@ -624,6 +623,6 @@ class GaugeSummary:
         head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
         body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
                                         for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
-        size = f" style='font-size:{lecture.WIDGET_PX}px'" if lecture.is_on() else ""
+        size = f" style='font-size:{display_settings.WIDGET_PX}px'" if display_settings.is_large() else ""
         return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
                 f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

@@ -1,10 +1,10 @@
 """Trace (growth per step, flatness, JSON) and memory_budget (stops a runaway loop at the right op)."""
 import pytest
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from course_utils import MemoryBudgetExceeded, Trace, memory_budget
-from course_utils.trace import NotFlatError
+from autograd_memory import MemoryBudgetExceeded, Trace, memory_budget
+from autograd_memory.torch_internals import current_dispatch_mode
+from autograd_memory.trace import NotFlatError
 
 
 def leaky_trace(steps=6, per_step=4000):
@@ -69,7 +69,7 @@ def test_memory_budget_stops_a_growing_loop_at_the_right_step():
     assert "aten.zeros" in str(stop.value) or "aten.empty" in str(stop.value)
     assert "stopped itself" in str(stop.value)
     assert budget.bytes == 100_000, "the tensor that crossed the budget was dropped with the exception"
-    assert _get_current_dispatch_mode() is None, "nothing stays installed after the budget stops the loop"
+    assert current_dispatch_mode() is None, "nothing stays installed after the budget stops the loop"
 
 
 def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
@@ -82,7 +82,7 @@ def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
         assert big.sum().item() == 0 and torch.equal(big, big), "ops returning no tensor run normally"
         with pytest.raises(MemoryBudgetExceeded, match="resize_"):
             torch.empty(0).resize_(1000)  # 4,000 more bytes, grown in place
-    assert _get_current_dispatch_mode() is None
+    assert current_dispatch_mode() is None
 
 
 def test_memory_budget_needs_a_positive_budget():

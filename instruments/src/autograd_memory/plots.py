@@ -1,6 +1,6 @@
 """Pictures of traces: a timeline per meter, and runs compared side by side (matplotlib, imported lazily).
 
->>> from course_utils import Trace
+>>> from autograd_memory import Trace
 >>> leaky, fixed = Trace("leaky"), Trace("fixed")
 >>> for step in range(3):
 ...     leaky.record(step, live=4000 * step)
@@ -11,13 +11,14 @@
 'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
-step, and fonts are large enough for a screen; in lecture mode (:func:`~course_utils.lecture.lecture_style`) they
+step, and fonts are large enough for a screen; in the large display set (:func:`~autograd_memory.display_settings.use_large`) they
 are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the first ones given.
 """
 from typing import TYPE_CHECKING, Optional
 
 from .gauges import METERS
-from .lecture import SIZES_PX, is_on, points
+from .display_settings import SIZES_PX, is_large, points
+from .extras import require
 from .trace import Trace
 from .units import format_bytes
 
@@ -33,7 +34,7 @@ _LECTURE_ROLE = {"title": "axes.titlesize", "label": "axes.labelsize", "ticks": 
 
 def _size(role, default=None):
     """A text role's font size in points: ``default`` (or FONT's) normally, the lecture size in lecture mode."""
-    return points(SIZES_PX[_LECTURE_ROLE[role]]) if is_on() else default or FONT[role]
+    return points(SIZES_PX[_LECTURE_ROLE[role]]) if is_large() else default or FONT[role]
 
 
 def _bytes_axis(ax, xlabel="step"):
@@ -53,7 +54,7 @@ def _growth_label(name, trace, meter):
 
 
 def _figure(panels, title, width_per_panel, height, vertical=False):
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plotting a trace")
 
     shape = (panels, 1) if vertical else (1, panels)
     size = (width_per_panel, height * panels) if vertical else (width_per_panel * panels, height)
@@ -67,7 +68,7 @@ def plot_trace(trace: Trace, meters: Optional[list] = None, title: Optional[str]
     meters = [name for name in (meters or trace.values) if trace.series(name)[0]]
     if not meters:
         raise ValueError(f"{trace!r} has no samples to plot")
-    fig, axes = _figure(len(meters), title or trace.name or "Memory per step", 9, 3.6 if is_on() else 2.6, vertical=True)
+    fig, axes = _figure(len(meters), title or trace.name or "Memory per step", 9, 3.6 if is_large() else 2.6, vertical=True)
     for ax, meter in zip(axes, meters):
         steps, values = trace.series(meter)
         ax.plot(steps, values, marker="o" if len(steps) < 30 else None, linewidth=2,
@@ -120,7 +121,7 @@ def log_bytes(figure, steps: int) -> None:
     """Put a :func:`compare_traces` figure on log byte axes over its first ``steps`` steps, legends beside
     the panels: notebook 05's leaks differ by a factor of 600, which a linear axis flattens to zero.
 
-    >>> from course_utils import Trace
+    >>> from autograd_memory import Trace
     >>> small, big = Trace("small"), Trace("big")
     >>> for step in range(3):
     ...     small.record(step, live=1000 + step)

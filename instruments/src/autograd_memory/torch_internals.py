@@ -1,4 +1,4 @@
-"""Every use of PyTorch internals in ``course_utils``, in one place: where a PyTorch upgrade will break.
+"""Every use of PyTorch internals in ``autograd_memory``, in one place: where a PyTorch upgrade will break.
 
 Each function says what it relies on and which test guards it. When the ``torch`` pin moves, run those
 tests first (``pytest tests/test_torch_internals.py tests/test_meters.py tests/test_meter_edge_cases.py
@@ -333,3 +333,8 @@ def saved_tensors_of(node):
     if context:
         tensors += [value for value in context.values() if isinstance(value, torch.Tensor)]
     return tensors
+
+
+from .drift import warn_if_untested  # noqa: E402  (the probes use the functions above)
+
+warn_if_untested()  # once, on the first import of any instrument: one warning if this torch drifted

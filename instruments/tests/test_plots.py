@@ -1,9 +1,9 @@
 """Plots of traces: titled, labelled axes in bytes, growth per step in every legend."""
-import matplotlib
 import pytest
 
-from course_utils import Trace, compare_traces, plot_trace
+from autograd_memory import Trace, compare_traces, plot_trace
 
+matplotlib = pytest.importorskip("matplotlib", reason="the `plots` extra")
 matplotlib.use("Agg")
 
 

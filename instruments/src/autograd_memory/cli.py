@@ -1,0 +1,166 @@
+"""The command line: the instruments on a script of your own, from a terminal or CI.
+
+    python -m autograd_memory leaks FILE[:FUNCTION] [--steps N] [--warmup W] [--json]
+    python -m autograd_memory timeline FILE[:FUNCTION] [--model NAME] [--optimizer NAME] [--plot OUT.png]
+    python -m autograd_memory check
+
+``FILE`` is loaded as a module (its ``if __name__ == "__main__":`` block does not run) and ``FUNCTION``
+(default ``step``) is called with no arguments as one training step. ``leaks`` exits 1 when something grows
+from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
+what to do, for a missing file or function, a function that needs arguments, or a script that raises.
+``check`` prints the drift guard's probes (:mod:`autograd_memory.drift`) and exits 1 if one fails.
+"""
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import traceback
+
+__all__ = ["main", "load_step", "UsageError"]
+
+FLAT, GROWS, USAGE = 0, 1, 2  # exit codes
+
+
+class UsageError(Exception):
+    """Bad input on the command line: the message says what to do; the command exits 2."""
+
+
+def _script_traceback(error, path):
+    """The traceback of ``error`` from the script's first frame on (the loader's frames are noise to its author)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    start = next((i for i, frame in enumerate(frames) if os.path.abspath(frame.filename) == path), 0)
+    return "".join(traceback.format_list(frames[start:]) + traceback.format_exception_only(error))
+
+
+def load_step(target: str, default: str = "step"):
+    """``(module, function)`` for ``FILE[:FUNCTION]``: the script loaded as a module named for its file, the
+    function checked to be callable with no arguments. Raises :class:`UsageError` saying what is wrong."""
+    path, _, name = target.rpartition(":") if ":" in target and target.rpartition(":")[2].isidentifier() else (target, "", "")
+    name = name or default
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"no such file: {target.rpartition(':')[0] if name != default or ':' in target else target} "
+                         f"(looked in {os.path.dirname(path)}); give the script's path, e.g. train.py:step")
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(path))  # its own imports of modules beside it work, as under `python FILE`
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:
+        raise UsageError(f"{os.path.relpath(path)} raised while it was loaded (before any step ran):\n"
+                         f"{_script_traceback(error, path)}") from None
+    function = getattr(module, name, None)
+    if not callable(function):
+        defined = sorted(key for key, value in vars(module).items()
+                         if inspect.isfunction(value) and value.__module__ == module_name)
+        raise UsageError(f"{os.path.relpath(path)} has no function {name!r}; it defines: "
+                         f"{', '.join(defined) or 'no functions'}. Name one after a colon: {target.partition(':')[0]}:NAME")
+    try:
+        inspect.signature(function).bind()
+    except TypeError:
+        raise UsageError(f"{name}{inspect.signature(function)} needs arguments, and the command calls it with none: "
+                         f"add a function that calls it, e.g.\n    def one_step():\n        {name}(model, batch)\n"
+                         f"and run {target.partition(':')[0]}:one_step") from None
+    except ValueError:  # a builtin without a signature: let the call say
+        pass
+    return module, function
+
+
+def _call_safely(run, path):
+    """Run ``run()``; a step that raises is bad input too (exit 2 with its traceback)."""
+    try:
+        return run()
+    except Exception as error:
+        raise UsageError(f"the step raised:\n{_script_traceback(error, path)}") from None
+
+
+def _leaks(args):
+    from .leaks import find_leaks
+
+    module, step = load_step(args.target)
+    report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup), module.__file__)
+    if args.json:
+        print(json.dumps({
+            "leaks": bool(report.rows), "steps": report.steps, "warmup": report.warmup,
+            "bytes_per_step": report.bytes_per_step, "rss_per_step": report.rss_per_step,
+            "objects_per_step": report.objects_per_step,
+            "rows": [{"where": row.where, "code": row.code, "bytes_per_step": row.bytes_per_step,
+                      "tensors_per_step": row.tensors_per_step, "nodes_per_step": row.nodes_per_step,
+                      "during_backward": row.during_backward} for row in report.rows]}, indent=2))
+    else:
+        print(report)
+    return GROWS if report.rows else FLAT
+
+
+def _named(module, name, kind, option):
+    """The global ``name`` of the script, else the one global of ``kind`` (None when there is none or several)."""
+    if name is not None:
+        value = getattr(module, name, None)
+        if not isinstance(value, kind):
+            raise UsageError(f"{option} {name}: the script has no {kind.__name__} called {name!r}")
+        return value
+    found = [value for key, value in vars(module).items() if isinstance(value, kind) and not key.startswith("_")]
+    return found[0] if len(found) == 1 else None
+
+
+def _timeline(args):
+    import torch
+
+    from .memory_timeline import timeline
+
+    module, step = load_step(args.target)
+    model = _named(module, args.model, torch.nn.Module, "--model")
+    optimizer = _named(module, args.optimizer, torch.optim.Optimizer, "--optimizer")
+    result = _call_safely(lambda: timeline(step, model=model, optimizer=optimizer), module.__file__)
+    print(result)
+    if model is None and optimizer is None:
+        print("  (no model or optimizer named or found: parameters, gradients and optimizer state count as 'other';"
+              " name them with --model and --optimizer)")
+    if args.plot:
+        from .extras import require
+
+        require("matplotlib", "--plot")
+        result.plot().savefig(args.plot)
+        print(f"  plot: {args.plot}")
+    return FLAT
+
+
+def _check(args):
+    import warnings
+
+    from .drift import UntestedTorchWarning, check
+
+    with warnings.catch_warnings():  # the report below says it all, line by line
+        warnings.simplefilter("ignore", UntestedTorchWarning)
+        report = check()
+    print(report)
+    return FLAT if report.ok else GROWS
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograd_memory", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    leaks = commands.add_parser("leaks", help="run a step a few times and name what grows (exit 1) or say it is flat (0)")
+    leaks.add_argument("target", metavar="FILE[:FUNCTION]", help="the script, and its step function (default: step)")
+    leaks.add_argument("--steps", type=int, default=5, help="steps measured after the warm-up (default 5)")
+    leaks.add_argument("--warmup", type=int, default=1, help="steps run first and not counted (default 1)")
+    leaks.add_argument("--json", action="store_true", help="print the report as JSON")
+    tl = commands.add_parser("timeline", help="run a step once and show live bytes op by op, by kind")
+    tl.add_argument("target", metavar="FILE[:FUNCTION]", help="the script, and its step function (default: step)")
+    tl.add_argument("--model", metavar="NAME", help="the script's nn.Module (default: its only one)")
+    tl.add_argument("--optimizer", metavar="NAME", help="the script's optimizer (default: its only one)")
+    tl.add_argument("--plot", metavar="OUT.png", help="also save the timeline's picture (needs matplotlib)")
+    commands.add_parser("check", help="print the probes of the PyTorch privates the instruments rely on")
+    args = parser.parse_args(argv)
+    if getattr(args, "steps", 1) < 1 or getattr(args, "warmup", 0) < 0:
+        parser.error("--steps needs 1 or more and --warmup 0 or more")
+    try:
+        return {"leaks": _leaks, "timeline": _timeline, "check": _check}[args.command](args)
+    except UsageError as error:
+        print(f"{parser.prog} {args.command}: {error}", file=sys.stderr)
+        return USAGE

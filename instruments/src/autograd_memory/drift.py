@@ -1,0 +1,174 @@
+"""The drift guard: is this torch one the instruments were tested on, and do the PyTorch privates they rely on
+still behave? Importing any instrument runs :func:`warn_if_untested` once: outside :data:`TESTED`, or with a probe
+failing, it gives one :class:`UntestedTorchWarning` naming the version and what will not work, instead of a
+traceback from deep inside ``graph_table`` later. ``python -m autograd_memory check`` prints every probe.
+
+>>> report = check()
+>>> report.ok, len(report.probes) == len(PROBES)
+(True, True)
+>>> print(report.probes[0])                          # doctest: +ELLIPSIS
+[OK]   dispatch mode stack: ...
+"""
+import re
+import warnings
+from dataclasses import dataclass
+
+import torch
+
+__all__ = ["TESTED", "PROBES", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
+
+TESTED = ((2, 8), (2, 14))  # the torch releases (major, minor), first and last, that the instruments' tests pass on
+
+
+class UntestedTorchWarning(UserWarning):
+    """This torch is outside the tested range, or a private the instruments rely on behaves differently."""
+
+
+# Each probe is given torch_internals: this module imports it only when probing, as torch_internals imports
+# this module (at its end) to run the probes.
+
+def _dispatch_mode_stack(internals):
+    class Probe(internals.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Probe() as mode:
+        inside = internals.current_dispatch_mode() is mode
+    return inside and internals.current_dispatch_mode() is None
+
+
+def _dispatch_disabled(internals):
+    with internals.dispatch_disabled():
+        return torch.ones(2).sum().item() == 2
+
+
+def _op_schemas(internals):
+    aten = torch.ops.aten
+    return internals.returns_new_storage(aten.exp.default) and not internals.returns_new_storage(aten.view.default)
+
+
+def _saved_tensor_hooks(internals):
+    outside = internals.top_saved_tensor_hooks()
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        inside = internals.top_saved_tensor_hooks()
+    return outside is None and inside is not None
+
+
+def _saved_slots(internals):
+    x = torch.ones(3, requires_grad=True)
+    y = x.exp()
+    data = internals.saved_slot_data(y.grad_fn, "_saved_result")
+    return (data is not None and torch.equal(data, y.detach())
+            and internals.saved_slot_unpack_hooks(y.grad_fn, "_saved_result") == [None])
+
+
+def _copy_slices(internals):
+    x = torch.ones(3, requires_grad=True).clone()
+    x[:1].mul_(2)
+    return internals.is_copy_slices(x.grad_fn)
+
+
+def _functorch_level(internals):
+    return internals.in_functorch_transform() is False
+
+
+def _compile_hook(internals):
+    return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    name: str
+    relies_on: str
+    breaks: str  # what will not work when the probe fails
+    run: object  # run(torch_internals) -> True when the private behaves as the instruments expect
+
+
+PROBES = (
+    ProbeSpec("dispatch mode stack", "torch.utils._python_dispatch._get_current_dispatch_mode",
+              "LiveTensors, find_leaks, timeline, memory_budget", _dispatch_mode_stack),
+    ProbeSpec("dispatch disabled", "torch._C._DisableTorchDispatch", "the storages of sparse tensors", _dispatch_disabled),
+    ProbeSpec("op schemas", "OpOverload._schema.returns[i].alias_info",
+              "LiveTensors (views and in-place ops counted as new memory)", _op_schemas),
+    ProbeSpec("saved-tensor hooks stack", "torch._C._autograd._top_saved_tensors_default_hooks",
+              "GraphMemory's check that meters exit in order", _saved_tensor_hooks),
+    ProbeSpec("functorch level", "torch._C._functorch.maybe_current_level", "GraphMemory's error inside torch.func",
+              _functorch_level),
+    ProbeSpec("saved slots", "node._raw_saved_<name> -> SavedTensor.data / .unpack_hook",
+              "graph_table, show_graph, lifecycle (which tensor each node saved)", _saved_slots),
+    ProbeSpec("CopySlices node", "the node class name CopySlices", "graph_table's rows for in-place ops on views",
+              _copy_slices),
+    ProbeSpec("compile hook", "TorchDispatchMode.ignore_compile_internals",
+              "the warning that torch.compile ran eagerly under a meter",
+              _compile_hook),
+)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe's result: ``ok``, or ``error`` (what went wrong)."""
+    name: str
+    relies_on: str
+    breaks: str
+    ok: bool
+    error: str = ""
+
+    def __str__(self):
+        line = f"{'[OK]  ' if self.ok else '[FAIL]'} {self.name}: {self.relies_on}"
+        return line if self.ok else f"{line} -- {self.error}; will not work: {self.breaks}"
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    """This torch's version, whether it is in :data:`TESTED`, and every probe's result."""
+    version: str
+    in_range: bool
+    probes: tuple
+
+    @property
+    def ok(self) -> bool:
+        return self.in_range and all(probe.ok for probe in self.probes)
+
+    def __str__(self):
+        (low, high) = (".".join(map(str, end)) for end in TESTED)
+        where = "inside" if self.in_range else "OUTSIDE"
+        return "\n".join([f"torch {self.version}: {where} the tested range {low} to {high}",
+                          *map(str, self.probes)])
+
+
+def _major_minor(version):
+    match = re.match(r"(\d+)\.(\d+)", version)
+    return (int(match[1]), int(match[2])) if match else (0, 0)
+
+
+def _run(spec, internals):
+    try:
+        with torch.inference_mode(False), torch.enable_grad():  # imported under no_grad, the probes still build graphs
+            ok, error = bool(spec.run(internals)), "it ran, but gave a different answer"
+    except Exception as exc:  # a probe reports any failure; it never raises
+        ok, error = False, f"{type(exc).__name__}: {exc}"
+    return Probe(spec.name, spec.relies_on, spec.breaks, ok, "" if ok else error)
+
+
+def check(version: str = None, probes=PROBES) -> DriftReport:
+    """Run every probe on this torch (``version`` defaults to ``torch.__version__``)."""
+    from . import torch_internals
+
+    version = version or torch.__version__
+    in_range = TESTED[0] <= _major_minor(version) <= TESTED[1]
+    return DriftReport(version, in_range, tuple(_run(spec, torch_internals) for spec in probes))
+
+
+def warn_if_untested(version: str = None, probes=PROBES) -> DriftReport:
+    """Give one :class:`UntestedTorchWarning` when this torch is outside :data:`TESTED` or a probe fails."""
+    report = check(version, probes)
+    if not report.ok:
+        (low, high) = (".".join(map(str, end)) for end in TESTED)
+        failed = [probe for probe in report.probes if not probe.ok]
+        message = (f"autograd_memory is tested on torch {low} to {high}; this is torch {report.version}"
+                   + ("" if report.in_range else ", outside that range") + ". "
+                   + ("".join(f"{probe.name} failed ({probe.error}): {probe.breaks} will not work. " for probe in failed)
+                      or "Every probe passed, so it may well work. ")
+                   + "`python -m autograd_memory check` lists the probes.")
+        warnings.warn(message, UntestedTorchWarning, stacklevel=2)
+    return report

@@ -1,0 +1,105 @@
+"""IPython and Jupyter: ``%load_ext autograd_memory`` gives three magics.
+
+* ``%%find_leaks [--steps N] [--warmup W]``: the cell's body is the step, run in your namespace (as the cell
+  would run, ``warmup + steps`` times); shows the :func:`~autograd_memory.find_leaks` report, whose rows name
+  ``cell [N], line L`` with the cell's own line numbers.
+* ``%%timeline [--model NAME] [--optimizer NAME]``: the same for :func:`~autograd_memory.timeline` (run once).
+* ``%memory``: the readings now: process RSS (and its peak), the device's counters, and the bytes of the
+  tensors Python objects hold.
+
+Only public IPython API is used (``register_magic_function``, ``transform_cell``, ``compile.cache``).
+"""
+import argparse
+import gc
+import shlex
+import types
+
+from .ipython_internals import running_cell_number
+
+__all__ = ["register", "find_leaks_magic", "timeline_magic", "memory_magic"]
+
+
+def _usage_error(message):
+    """IPython shows a UsageError as its message, without a traceback (IPython is imported only in a shell)."""
+    from IPython.core.error import UsageError
+
+    return UsageError(message)
+
+
+def _parse(parser, line):
+    try:
+        return parser.parse_args(shlex.split(line))
+    except SystemExit:  # argparse printed the usage; IPython shows this one line instead of a traceback
+        raise _usage_error(f"usage: {parser.format_usage().strip().removeprefix('usage: ')}") from None
+
+
+def _step_from_cell(shell, cell):
+    """The cell's body as a function of no arguments whose globals are the user's namespace; its lines are the
+    cell's lines (the ``%%`` line is line 1), filed under this execution count as a cell's code is."""
+    source = "\n" + shell.transform_cell(cell)
+    filename = shell.compile.cache(source, running_cell_number())
+    return types.FunctionType(compile(source, filename, "exec"), shell.user_ns, "cell_step")
+
+
+def _parser(name, description):
+    return argparse.ArgumentParser(prog=f"%%{name}", description=description, add_help=False)
+
+
+_LEAKS = _parser("find_leaks", "the cell's body is the step")
+_LEAKS.add_argument("--steps", type=int, default=5)
+_LEAKS.add_argument("--warmup", type=int, default=1)
+_TIMELINE = _parser("timeline", "the cell's body is the step, run once")
+_TIMELINE.add_argument("--model", metavar="NAME")
+_TIMELINE.add_argument("--optimizer", metavar="NAME")
+
+
+def find_leaks_magic(line, cell):
+    from IPython import get_ipython
+
+    from .leaks import find_leaks
+
+    args = _parse(_LEAKS, line)
+    return find_leaks(_step_from_cell(get_ipython(), cell), steps=args.steps, warmup=args.warmup)
+
+
+def timeline_magic(line, cell):
+    from IPython import get_ipython
+
+    from .memory_timeline import timeline
+
+    shell = get_ipython()
+    args = _parse(_TIMELINE, line)
+    named = {}
+    for option in ("model", "optimizer"):
+        name = getattr(args, option)
+        if name is not None and name not in shell.user_ns:
+            raise _usage_error(f"--{option} {name}: no such variable in this notebook")
+        named[option] = shell.user_ns[name] if name is not None else None
+    return timeline(_step_from_cell(shell, cell), **named)
+
+
+def memory_magic(line=""):
+    import torch
+
+    from .gauges import METERS
+    from .meters import device_memory
+    from .tables import Table
+    from .torch_internals import storages_of
+    from .units import format_bytes
+
+    storages = {}
+    for obj in gc.get_objects():
+        if isinstance(obj, torch.Tensor):
+            storages.update((id(storage), storage) for storage in storages_of(obj))
+    held = sum(storage.nbytes() for storage in storages.values())
+    rows = [(METERS.get(key, key), format_bytes(value)) for key, value in device_memory().items()]
+    rows.append((f"tensors Python objects hold ({len(storages)} storages)", format_bytes(held)))
+    return Table(("reading", "bytes"), rows, align="lr",
+                 caption="tensors only autograd holds (saved for backward) are not in the last row: GraphMemory sees them")
+
+
+def register(shell):
+    """Register the three magics with an IPython shell (``%load_ext autograd_memory`` calls this)."""
+    shell.register_magic_function(find_leaks_magic, "cell", "find_leaks")
+    shell.register_magic_function(timeline_magic, "cell", "timeline")
+    shell.register_magic_function(memory_magic, "line", "memory")

@@ -1,0 +1,114 @@
+"""python -m autograd_memory leaks|timeline|check: what a person sees in a terminal, and the exit codes CI reads."""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+LEAKY = """\
+import torch
+
+w = torch.ones(100, requires_grad=True)
+history = []
+
+
+def step():
+    doubled = w * 2
+    history.append(doubled)
+
+
+if __name__ == "__main__":
+    raise SystemExit("the __main__ block ran")
+"""
+FLAT = """\
+import torch
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.ones(8, 4)
+
+
+def step():
+    optimizer.zero_grad()
+    model(x).sum().backward()
+    optimizer.step()
+
+
+def train(model, batch):
+    pass
+"""
+
+
+def run(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "autograd_memory", *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=180)
+
+
+@pytest.fixture
+def scripts(tmp_path):
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    (tmp_path / "flat.py").write_text(FLAT)
+    (tmp_path / "broken.py").write_text("import torch\nraise ValueError('no data at /data/train')\n")
+    return tmp_path
+
+
+def test_a_leaking_step_is_named_by_its_line_and_exits_1(scripts):
+    result = run(scripts, "leaks", "leaky.py", "--steps", "3")
+    assert result.returncode == 1, result.stderr
+    assert "leaky.py, line 8: +400 B/step in 1 tensor(s)    doubled = w * 2" in result.stdout, result.stdout
+    assert "the __main__ block ran" not in result.stdout + result.stderr
+
+
+def test_a_flat_step_exits_0(scripts):
+    result = run(scripts, "leaks", "flat.py:step")
+    assert result.returncode == 0, result.stderr
+    assert "flat: nothing grows from step to step" in result.stdout
+
+
+def test_json_carries_the_rows(scripts):
+    result = run(scripts, "leaks", "leaky.py:step", "--json", "--warmup", "2")
+    report = json.loads(result.stdout)
+    assert result.returncode == 1 and report["leaks"] and report["warmup"] == 2
+    assert report["rows"][0]["where"] == "leaky.py, line 8" and report["rows"][0]["bytes_per_step"] == 400
+
+
+@pytest.mark.parametrize("target, message", [
+    ("missing.py", "no such file: missing.py"),
+    ("flat.py:stepp", "flat.py has no function 'stepp'; it defines: step, train"),
+    ("flat.py:train", "train(model, batch) needs arguments"),
+    ("broken.py", "broken.py raised while it was loaded"),
+])
+def test_bad_input_exits_2_saying_what_to_do(scripts, target, message):
+    result = run(scripts, "leaks", target)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr or target == "broken.py"
+
+
+def test_a_script_that_raises_on_import_shows_its_own_traceback(scripts):
+    stderr = run(scripts, "leaks", "broken.py").stderr
+    assert 'broken.py", line 2, in <module>' in stderr and "ValueError: no data at /data/train" in stderr
+    assert "importlib" not in stderr and "cli.py" not in stderr, "only the script's frames"
+
+
+def test_timeline_finds_the_model_and_optimizer(scripts):
+    result = run(scripts, "timeline", "flat.py")
+    assert result.returncode == 0, result.stderr
+    first, at_peak = result.stdout.splitlines()[:2]
+    assert first.startswith("timeline of ") and "flat.py, line " in first
+    assert "parameters 20 B" in at_peak and "(no model" not in result.stdout
+
+
+def test_timeline_says_when_a_named_model_is_missing(scripts):
+    result = run(scripts, "timeline", "flat.py", "--model", "net")
+    assert result.returncode == 2 and "--model net: the script has no Module called 'net'" in result.stderr
+
+
+def test_check_prints_one_probe_per_line_and_exits_0_here(tmp_path):
+    from autograd_memory.drift import PROBES
+
+    result = run(tmp_path, "check")
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0, result.stdout
+    assert "inside the tested range" in lines[0] and len(lines) == 1 + len(PROBES)
+    assert all(line.startswith("[OK]") for line in lines[1:]), result.stdout

@@ -1,0 +1,32 @@
+"""%load_ext autograd_memory in a real kernel, run through nbclient: %%find_leaks, %%timeline, %memory."""
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="needs Jupyter (nbformat, nbclient, ipykernel)")
+nbclient = pytest.importorskip("nbclient", reason="needs Jupyter (nbformat, nbclient, ipykernel)")
+
+CELLS = [
+    "%load_ext autograd_memory\nimport torch\nw = torch.ones(100, requires_grad=True)\nkept = []",
+    "%%find_leaks --steps 3\ny = w * 2\nkept.append(y)",
+    "%%find_leaks\n(w * 2).sum().backward()\nw.grad = None",
+    "%%timeline\nloss = w.exp().sum()\nloss.backward()",
+    "%memory",
+    "%%find_leaks --steps\npass",
+]
+
+
+def _text(cell):
+    return "".join(output.get("text", "") + output.get("data", {}).get("text/plain", "") + output.get("evalue", "")
+                   for output in cell.outputs)
+
+
+@pytest.mark.slow
+def test_the_magics_in_a_real_kernel():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
+    nbclient.NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True).execute()
+    leaky, flat, timeline, memory, usage = (_text(cell) for cell in notebook.cells[1:])
+    assert "cell [2], line 2: +400 B/step in 1 tensor(s)    y = w * 2" in leaky, leaky
+    assert "flat: nothing grows from step to step" in flat, flat
+    assert timeline.startswith("timeline of ") and "cell [4], line 3: loss.backward()" in timeline, timeline
+    assert "process RSS (OS view)" in memory and "tensors Python objects hold" in memory, memory
+    assert "usage: %%find_leaks" in usage, usage
+    assert len(notebook.cells[1].outputs) == 1, "one report, shown once"

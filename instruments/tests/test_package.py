@@ -1,0 +1,48 @@
+"""The package as a whole: it never imports the course, imports nothing optional until a function needs it,
+and ``import autograd_memory`` alone imports not even torch."""
+import ast
+import pathlib
+import subprocess
+import sys
+
+import autograd_memory
+
+PACKAGE = pathlib.Path(autograd_memory.__file__).parent
+TESTS = pathlib.Path(__file__).parent
+OPTIONAL = ("IPython", "ipykernel", "jupyter_client", "ipywidgets", "matplotlib", "graphviz", "torchviz")
+
+
+def _imported(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module
+
+
+def test_nothing_here_imports_the_course():
+    offenders = [path.name for path in [*PACKAGE.glob("*.py"), *TESTS.glob("*.py")]
+                 if any(name.split(".")[0] == "course_utils" for name in _imported(path))]
+    assert not offenders, f"autograd_memory must not import course_utils: {offenders}"
+
+
+def test_every_module_imports_with_the_optional_packages_missing():
+    modules = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__")
+    code = (f"import sys\nfor name in {OPTIONAL!r}:\n    sys.modules[name] = None  # import fails, as if not installed\n"
+            f"import importlib\nfor module in {modules!r}:\n    importlib.import_module('autograd_memory.' + module)\n"
+            "print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_a_function_that_needs_an_extra_says_which():
+    code = ("import sys\nsys.modules['matplotlib'] = None\nimport autograd_memory as am\nt = am.Trace('run')\n"
+            "t.record(0, live=1)\ntry:\n    am.plot_trace(t)\nexcept ImportError as error:\n    print(error)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "pip install 'autograd-memory[plots]'" in result.stdout, result.stdout + result.stderr
+
+
+def test_import_alone_imports_no_torch():
+    code = "import sys, autograd_memory; print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
