@@ -18,9 +18,9 @@ import time
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from course_utils import find_leaks, timeline
+from autograd_memory import find_leaks, timeline
+from autograd_memory.torch_internals import TorchDispatchMode
 
 STEPS, WARMUP = 5, 1
 

@@ -2,7 +2,7 @@
 
 - ``docs/cheat_sheet.md`` and ``docs/cheat_sheet.html``: the rules of thumb, one page. Each notebook's Summary cell
   (the markdown cell under a ``Summary`` heading), each bullet cut to its bold rule or its first clause;
-  the HTML prints on one A4/Letter page (tests/browser/test_lecturer_sheets.py prints it in chromium and counts);
+  the HTML prints on one A4/Letter page (tests/browser/test_cheat_sheet_pdf.py prints it in chromium and counts);
 - ``docs/lab_worksheet.md``: a lab session: which exercises and clinic scripts, in the notebooks' order, how long
   (the instructor guide's reading model, tools/instructor_guide.py: minutes per exercise plus a minute per line of
   its worked solution), and where the worked solutions are.

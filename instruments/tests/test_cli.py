@@ -56,7 +56,8 @@ def scripts(tmp_path):
 def test_a_leaking_step_is_named_by_its_line_and_exits_1(scripts):
     result = run(scripts, "leaks", "leaky.py", "--steps", "3")
     assert result.returncode == 1, result.stderr
-    assert "leaky.py, line 8: +400 B/step in 1 tensor(s)    doubled = w * 2" in result.stdout, result.stdout
+    assert "+400 B/step in 1 tensor/step" in result.stdout, result.stdout
+    assert "made at leaky.py, line 8: doubled = w * 2" in result.stdout, result.stdout
     assert "the __main__ block ran" not in result.stdout + result.stderr
 
 
@@ -71,6 +72,7 @@ def test_json_carries_the_rows(scripts):
     report = json.loads(result.stdout)
     assert result.returncode == 1 and report["leaks"] and report["warmup"] == 2
     assert report["rows"][0]["where"] == "leaky.py, line 8" and report["rows"][0]["bytes_per_step"] == 400
+    assert report["rows"][0]["holder"], "the row says what keeps it"
 
 
 @pytest.mark.parametrize("target, message", [

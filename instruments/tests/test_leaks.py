@@ -275,7 +275,7 @@ def test_generator_and_async_steps_are_refused_with_what_to_pass(kind):
     step = {"generator": generator, "async": coroutine, "returns a generator": lambda: generator()}[kind]
     with pytest.raises(TypeError, match="plain function that runs one step"):
         find_leaks(step)
-    assert _get_current_dispatch_mode() is None
+    assert current_dispatch_mode() is None
 
 
 def test_bad_arguments_say_what_to_pass():

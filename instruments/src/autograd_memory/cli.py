@@ -84,13 +84,17 @@ def _leaks(args):
     module, step = load_step(args.target)
     report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup), module.__file__)
     if args.json:
+        def row_json(row):
+            return {"where": row.where, "code": row.code, "holder": row.holder, "fix": row.fix, "bounded": row.bounded,
+                    "bytes_per_step": row.bytes_per_step, "tensors_per_step": row.tensors_per_step,
+                    "nodes_per_step": row.nodes_per_step, "phases": row.phases}
+
         print(json.dumps({
             "leaks": bool(report.rows), "steps": report.steps, "warmup": report.warmup,
-            "bytes_per_step": report.bytes_per_step, "rss_per_step": report.rss_per_step,
-            "objects_per_step": report.objects_per_step,
-            "rows": [{"where": row.where, "code": row.code, "bytes_per_step": row.bytes_per_step,
-                      "tensors_per_step": row.tensors_per_step, "nodes_per_step": row.nodes_per_step,
-                      "during_backward": row.during_backward} for row in report.rows]}, indent=2))
+            "bytes_per_step": report.bytes_per_step, "nodes_per_step": report.nodes_per_step,
+            "rss_per_step": report.rss_per_step,
+            "rows": [row_json(row) for row in report.rows],
+            "bounded": [row_json(row) for row in report.bounded]}, indent=2))
     else:
         print(report)
     return GROWS if report.rows else FLAT

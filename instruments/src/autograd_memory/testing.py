@@ -9,7 +9,7 @@
 >>> kept = []
 >>> assert_no_leak(lambda: kept.append(w * 2))        # doctest: +ELLIPSIS
 Traceback (most recent call last):
-AssertionError: the step leaks: find_leaks: 5 steps after 1 warm-up; live tensors +400 B/step...
+AssertionError: the step leaks: find_leaks: 5 steps after 1 warm-up: live tensors +400 B/step...
 """
 from .leaks import find_leaks
 
