@@ -8,6 +8,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from course_utils import GraphMemory, LiveTensors, graph_table, show_graph
+from course_utils import torch_internals as internals
 
 
 def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
@@ -36,7 +37,9 @@ def test_graph_table_marks_a_saved_tensor_modified_in_place():
             y.add_(1)  # ... which backward now needs and no longer has
         table = graph_table(z)
         [slot] = [slot for node in table.nodes if node.op == "SinBackward0" for slot in node.saved]
-        assert (slot.state, slot.nbytes) == ("modified in place", 400), metered
+        # torch < 2.10 has no way around autograd's version check for a slot saved without hooks: no bytes there
+        readable = metered or internals.SAVED_TENSOR_EXPOSES_HOOKS
+        assert (slot.state, slot.nbytes) == ("modified in place", 400 if readable else None), metered
         assert "2 saved tensors modified in place" in table.caption(), "exp's result and sin's input: y"
         assert "MODIFIED IN PLACE" in show_graph(z).source
         if metered:
