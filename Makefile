@@ -37,7 +37,7 @@ AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "torch==$(TORCH)")
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" "torch==$(TORCH)" \
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach,torchviz]" "torch==$(TORCH)" \
 	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
 	@# JupyterLab's settings for this environment: no "news?" pop-up over the notebook (or the projector), no update checks
