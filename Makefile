@@ -8,6 +8,7 @@
 #   make present             lecturers: JupyterLab with RISE, projector-readable plots and gauges (AMLAB_LECTURE=1)
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
+#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when pyproject.toml is newer.
 
@@ -32,7 +33,7 @@ NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WA
 # Containers and CI often run as root, which JupyterLab refuses unless told.
 AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab present slides site test test-torch test-fast fresh hooks check clean
+.PHONY: setup lab present slides site test test-torch test-fast gpu-check fresh hooks check clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
@@ -75,6 +76,12 @@ test-torch:
 
 test-fast: setup
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests $(PYTEST_ARGS)
+
+# Needs no `make setup`: the course's .venv when there is one, else (or with PYTHON=... on the command line) that Python,
+# e.g. a GPU machine's own Python with a CUDA torch; refuses (exit 3, says what to do) without a CUDA device.
+GPU_PYTHON := $(if $(filter command line,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
+gpu-check:
+	$(GPU_PYTHON) tools/gpu_check.py
 
 fresh: setup
 	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"
