@@ -131,10 +131,12 @@ class FromNbval:
         del self.outputs[notebook.name]
 
 
-def wait_for_nbval(notebooks, build=ROOT / "build", timeout=1200, log=print):
+def wait_for_nbval(notebooks, build=ROOT / "build", timeout=900, log=print):
     """Wait until nbval, in this test session, has run each of ``notebooks`` (its copy or its failure marker is
     newer than the session's start); return the ones it did not finish within ``timeout`` seconds."""
-    started = float(os.environ.get(SESSION, "inf"))
+    if SESSION not in os.environ:  # not under the test suite's conftest: nothing runs nbval for us
+        return list(notebooks)
+    started = float(os.environ[SESSION])
     folder = pathlib.Path(build) / "executed"
 
     def done(notebook):
