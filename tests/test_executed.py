@@ -10,9 +10,10 @@ import pytest
 
 import executed
 
-pytestmark = pytest.mark.slow
 
 
+
+@pytest.mark.slow
 def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tmp_path, root):
     cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("print('hello')"),
              nbformat.v4.new_code_cell("1 + 1")]
@@ -50,3 +51,13 @@ def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tm
             del os.environ[executed.SESSION]
         else:
             os.environ[executed.SESSION] = before
+
+
+def test_every_notebook_reaches_a_worker_before_the_handout_test_that_waits_for_it(root):
+    """--dist loadscope hands out modules largest first: a notebook with fewer cells than test_handouts.py has tests
+    could be handed out after it, and the handout test would wait for it (up to its timeout) instead of running."""
+    handout_tests = (root / "tests" / "browser" / "test_handouts.py").read_text().count("\ndef test_")
+    small = {notebook.name: count for notebook in executed.NOTEBOOKS
+             if (count := len([c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]))
+             <= handout_tests}
+    assert not small, f"notebooks with no more code cells than test_handouts.py's {handout_tests} tests: {small}"
