@@ -53,6 +53,12 @@ def table(runs):
     return "\n".join(rows)
 
 
+def readme_text(data):
+    """The table, and a line per release the data file says was not run (and why)."""
+    notes = [f"Not run: torch {entry['torch']} ({entry['why']})." for entry in data.get("not_run", [])]
+    return "\n\n".join([table(data["runs"]), *notes])
+
+
 def readme_block(text):
     """The table README holds between its markers, or None."""
     if BEGIN not in text or END not in text:
@@ -66,7 +72,7 @@ def write_readme(data, readme=README):
         raise SystemExit(f"{readme.name} lacks the markers {BEGIN!r} ... {END!r}: put them where the table goes")
     before, rest = text.split(BEGIN, 1)
     after = rest.split(END, 1)[1]
-    readme.write_text(f"{before}{BEGIN}\n{table(data['runs'])}\n{END}{after}")
+    readme.write_text(f"{before}{BEGIN}\n{readme_text(data)}\n{END}{after}")
 
 
 def junit_totals(path):
@@ -111,7 +117,7 @@ def main(argv=None):
     if args.write:
         write_readme(load())
     if args.check:
-        expected, found = table(load()["runs"]), readme_block(README.read_text())
+        expected, found = readme_text(load()), readme_block(README.read_text())
         if found != expected:
             print("README's torch table differs from data/torch_versions.json: run python tools/torch_table.py --write")
             return 1
