@@ -250,7 +250,7 @@ def saved_slot_data(node, attribute):
         return None
 
 
-# Relies on, torch >= 2.11: Dynamo asking each mode on the dispatch stack ``ignore_compile_internals()`` per
+# Relies on (present in 2.13, absent in 2.8): Dynamo asking each mode on the dispatch stack ``ignore_compile_internals()`` per
 # frame before it skips the frame under a Python dispatch mode (``torch.utils._python_dispatch.
 # any_torch_dispatch_mode_on_stack``). Older torches skip such frames without asking: there the Dynamo frame
 # callback (``torch._C._dynamo.eval_frame.get_eval_frame_callback``), set while a compiled function runs,
