@@ -14,7 +14,7 @@ import sys
 import torch
 import torch.utils._python_dispatch as _python_dispatch
 from torch._C._dynamo.eval_frame import get_eval_frame_callback as _eval_frame_callback
-from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode
 
 __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
@@ -184,8 +184,9 @@ def read_saved_slot(node, attribute, allowed_unpack=None):
     raises SlotNotRead at the first line of any Python function autograd calls during it (an unpack hook)
     other than ``allowed_unpack``, whose argument (the packed object) it keeps. CPython propagates an
     exception raised by the trace function from the traced frame, so the hook's body never runs; the
-    previous trace function is restored afterwards, and the garbage collector is paused so that no
-    finalizer runs under the trace. Guarded by:
+    previous trace function is restored afterwards, and the garbage collector and the Python dispatch
+    modes (``_disable_current_modes``: a meter's ``__torch_dispatch__`` would see unpack's detach) are
+    paused so that no other Python code runs under the trace. Guarded by:
     test_graph_views.py::test_graph_table_does_not_unpack_checkpointed_slots and
     test_torch_internals.py::test_reading_a_slot_never_runs_a_foreign_unpack_hook.
 
@@ -223,13 +224,14 @@ def read_saved_slot(node, attribute, allowed_unpack=None):
 
     previous, collecting = sys.gettrace(), gc.isenabled()
     gc.disable()
-    sys.settrace(refuse_other_hooks)
-    try:
-        value = getattr(node, attribute)
-    finally:
-        sys.settrace(previous)
-        if collecting:
-            gc.enable()
+    with _disable_current_modes():  # unpacking detaches: no meter's __torch_dispatch__ may run under the trace
+        sys.settrace(refuse_other_hooks)
+        try:
+            value = getattr(node, attribute)
+        finally:
+            sys.settrace(previous)
+            if collecting:
+                gc.enable()
     return value, packed[0] if len(packed) == 1 else None
 
 

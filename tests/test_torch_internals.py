@@ -10,7 +10,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 import course_utils
-from course_utils import GraphMemory, torch_internals
+from course_utils import GraphMemory, LiveTensors, torch_internals
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -84,6 +84,9 @@ def test_reading_a_slot_reads_plain_and_graph_memory_slots_and_leaves_tracing_as
     previous = sys.gettrace()
     sys.settrace(tracer)
     try:
+        with LiveTensors():  # a meter's dispatch mode sees unpack's detach: it must not count as a foreign hook
+            value, packed = torch_internals.read_saved_slot(metered.grad_fn, "_saved_result", GraphMemory._unpack)
+            assert value.shape == (5,) and packed.kind == "activations"
         value, packed = torch_internals.read_saved_slot(plain.grad_fn, "_saved_self", GraphMemory._unpack)
         assert value.shape == (5,) and packed is None
         value, packed = torch_internals.read_saved_slot(metered.grad_fn, "_saved_result", GraphMemory._unpack)
