@@ -40,6 +40,8 @@ def load(path=DATA):
 
 
 def duration(seconds):
+    if seconds is None:
+        return "not recorded"
     minutes, seconds = divmod(round(seconds), 60)
     return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
 
@@ -55,7 +57,8 @@ def table(runs):
 
 def readme_text(data):
     """The table, and a line per release the data file says was not run (and why)."""
-    notes = [f"Not run: torch {entry['torch']} ({entry['why']})." for entry in data.get("not_run", [])]
+    notes = [f"torch {run['torch']}, {SUITES[run['suite']]}: {run['note']}." for run in data["runs"] if run.get("note")]
+    notes += [f"Not run: torch {entry['torch']} ({entry['why']})." for entry in data.get("not_run", [])]
     return "\n\n".join([table(data["runs"]), *notes])
 
 
