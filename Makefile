@@ -8,6 +8,7 @@
 #   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept), projector-readable slides, plots and gauges
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
+#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when a pyproject.toml is newer.
 # The course (course_utils/) and its instruments (instruments/, the autograd-memory package) install together, editable.
@@ -33,12 +34,16 @@ NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WA
 # Containers and CI often run as root, which JupyterLab refuses unless told.
 AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup lab present slides site test test-torch test-fast fresh hooks check clean
+# --no-compile: pip byte-compiles every module it installs (torch's CPU wheel: 127 s with it, 69 s without, on 2 busy
+# cores); Python compiles the few a run imports on first use instead (import torch: +6 s once).
+PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
+
+.PHONY: setup lab present slides site test test-torch test-fast gpu-check fresh hooks check clean
 
 $(STAMP): pyproject.toml instruments/pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
-	$(if $(TORCH_INDEX),$(BIN)/python -m pip install --quiet --disable-pip-version-check --index-url $(TORCH_INDEX) "torch==$(TORCH)")
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,teach]" -e ./instruments "torch==$(TORCH)" \
+	$(if $(TORCH_INDEX),$(BIN)/python -m pip install $(PIP_FLAGS) --index-url $(TORCH_INDEX) "torch==$(TORCH)")
+	@$(BIN)/python -m pip install $(PIP_FLAGS) -e ".[test,teach,torchviz]" -e ./instruments "torch==$(TORCH)" \
 	  || { echo "[setup] pip failed (see above); if torch==$(TORCH) conflicts, it is outside pyproject.toml's torch range"; exit 1; }
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Autograd Memory Lab" >/dev/null
 	@# JupyterLab's settings for this environment: no "news?" pop-up over the notebook (or the projector), no update checks
@@ -81,6 +86,12 @@ test-torch:
 
 test-fast: setup
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow" course_utils tests instruments/src instruments/tests $(PYTEST_ARGS)
+
+# Needs no `make setup`: the course's .venv when there is one, else (or with PYTHON=... on the command line) that Python,
+# e.g. a GPU machine's own Python with a CUDA torch; refuses (exit 3, says what to do) without a CUDA device.
+GPU_PYTHON := $(if $(filter command line,$(origin PYTHON)),$(PYTHON),$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)))
+gpu-check:
+	$(GPU_PYTHON) tools/gpu_check.py
 
 fresh: setup
 	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"

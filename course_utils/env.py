@@ -129,7 +129,8 @@ def check_env(verbose: bool = True) -> EnvReport:
         _package("jupyterlab", load=False),
         _package("ipywidgets"),
         _package("matplotlib"),
-        _package("torchviz", fix="pip install torchviz setuptools   (torchviz needs setuptools on Python >= 3.12)"),
+        _package("torchviz", fix="pip install torchviz setuptools   (only notebook 01's optional section uses it)",
+                 required=False),
         _dot(),
         _package("nbval", fix="pip install nbval   (only the test suite needs it)", required=False),
     ])

@@ -1,7 +1,9 @@
 import gc
+import os
 import pathlib
 import socket
 import sys
+import time
 
 import pytest
 import torch
@@ -20,9 +22,28 @@ sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (
 SLOW_MODULES = {"test_solutions.py", "test_selftest.py"}
 
 
+def pytest_configure(config):
+    """nbval's run of each notebook is also the handouts' executed copy (tools/executed.py's FromNbval): one
+    execution per notebook in `make test`. The session's start is shared with pytest-xdist's workers."""
+    import executed
+
+    if not hasattr(config, "workerinput"):
+        os.environ.setdefault(executed.SESSION, str(time.time()))
+    config.pluginmanager.register(executed.FromNbval(), "amlab-executed-notebooks")
+
+
+def _run_order(item):
+    """Notebooks first, the handouts (built from nbval's copies of them) last, so that waiting for them cannot
+    deadlock. (`make test`'s --dist loadscope hands out modules largest first: every notebook has more cells than
+    test_handouts.py has tests, so there too each notebook goes to a worker before the handout module does.)"""
+    path = pathlib.Path(str(item.path))
+    return 0 if path.suffix == ".ipynb" else 2 if path.name == "test_handouts.py" else 1
+
+
 def pytest_collection_modifyitems(config, items):
     """Markers (declared in pyproject.toml) from where a test lives, so that new notebooks and new tests under
-    tests/browser/ get them without an edit: `make test-fast` is `-m "not slow"`."""
+    tests/browser/ get them without an edit: `make test-fast` is `-m "not slow"`. Then the run order (_run_order)."""
+    items.sort(key=_run_order)
     for item in items:
         path = pathlib.Path(str(item.path))
         if path.suffix == ".ipynb":

@@ -15,9 +15,9 @@ def _version(text):
     return tuple(int(part) for part in text.split("."))
 
 
-def _environment(root):
-    """environment.yml's requirements as {pip name: requirement}, and the names given to conda."""
-    env = yaml.safe_load((root / "environment.yml").read_text())
+def _environment(root, path="environment.yml"):
+    """An environment file's requirements as {pip name: requirement}, and the names given to conda."""
+    env = yaml.safe_load((root / path).read_text())
     requirements, conda = {}, set()
     for dep in env["dependencies"]:
         if isinstance(dep, dict):
@@ -33,10 +33,10 @@ def _environment(root):
 
 def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
     project = pyproject(root)["project"]
-    # what a learner, a lecturer and CI need: the dependencies and the `test` and `teach` extras (not `pinned` or the
-    # contributors' `dev`)
+    # what a learner, a lecturer and CI need: the dependencies and the `test`, `teach` and `torchviz` extras (not
+    # `pinned` or the contributors' `dev`)
     extras = project["optional-dependencies"]
-    expected = {requirement_name(r) for r in project["dependencies"] + extras["test"] + extras["teach"]}
+    expected = {requirement_name(r) for r in project["dependencies"] + extras["test"] + extras["teach"] + extras["torchviz"]}
     env, requirements, conda = _environment(root)
     named = set(requirements)
 
@@ -67,3 +67,24 @@ def test_torch_range_is_the_same_everywhere_and_holds_the_pin(root):
     assert _version(stated[1])[:len(oldest)] == oldest, f"README's oldest {stated[1]} is not pyproject.toml's lower bound"
     assert _version(stated[2]) < above and _version(stated[2])[:2] == (above[0], above[1] - 1), (
         f"README's newest tested {stated[2]} must be the last minor release the upper bound <{match[2]} allows")
+
+
+def test_binders_environment_is_the_runtime_only_and_agrees_with_the_full_one(root):
+    """binder/environment.yml: pyproject.toml's [project] dependencies and nothing else (no test or lecture stack), each
+    written exactly as the full environment.yml writes it; binder/postBuild installs the course and its kernel."""
+    runtime = {requirement_name(r) for r in pyproject(root)["project"]["dependencies"]}
+    binder, binder_requirements, binder_conda = _environment(root, "binder/environment.yml")
+    _, full_requirements, full_conda = _environment(root)
+    assert set(binder_requirements) == runtime, (
+        f"only in binder/environment.yml: {sorted(set(binder_requirements) - runtime)}; "
+        f"runtime packages it lacks: {sorted(runtime - set(binder_requirements))}")
+    differ = {name: (req, full_requirements.get(name)) for name, req in binder_requirements.items()
+              if full_requirements.get(name) != req}
+    assert not differ, f"binder/environment.yml and environment.yml write these differently: {differ}"
+    assert {"graphviz", "python"} <= binder_conda and binder["channels"] == ["conda-forge"]
+    python = [d for d in binder["dependencies"] if isinstance(d, str) and requirement_name(d) == "python"]
+    assert python == [d for d in yaml.safe_load((root / "environment.yml").read_text())["dependencies"]
+                      if isinstance(d, str) and requirement_name(d) == "python"], "the same Python in both"
+    post_build = (root / "binder" / "postBuild").read_text()
+    assert "pip install --quiet --no-deps -e ." in post_build and "ipykernel install" in post_build
+    assert not (root / "postBuild").exists(), "Binder reads binder/ only when it exists: keep postBuild there"

@@ -1,4 +1,4 @@
-"""The GitHub workflow runs the README's test command, on push and pull request, for the pinned and the newest torch."""
+"""The GitHub workflow runs the README's test command, on push and pull request, for the floor, the pinned and the newest torch."""
 import os
 import re
 import shutil
@@ -38,11 +38,12 @@ def test_workflow_runs_the_readme_test_command_on_push_and_pull_request(root):
         "CI keeps artifacts/ (the browser test's screenshots), also when a test failed")
 
 
-def test_workflow_tests_the_pinned_and_the_newest_tested_torch(root):
+def test_workflow_tests_the_floor_the_pinned_and_the_newest_tested_torch(root):
     job = next(iter(yaml.safe_load((root / WORKFLOW).read_text())["jobs"].values()))
     readme = (root / "README.md").read_text()
-    newest = re.search(r"to (\d+\.\d+\.\d+) \(the newest tested\)", readme)[1]
-    assert job["strategy"]["matrix"]["torch"] == [pinned_torch(root), newest]
+    oldest, newest = re.search(r"torch (\d+\.\d+\.\d+) \(the oldest supported\) to (\d+\.\d+\.\d+) \(the newest tested\)",
+                               readme).groups()
+    assert job["strategy"]["matrix"]["torch"] == [oldest, pinned_torch(root), newest]
     assert "TORCH=${{ matrix.torch }}" in " ".join(step.get("run", "") for step in job["steps"])
     assert job["env"]["TORCH_INDEX"].endswith("/cpu"), "CI takes the CPU wheels"
 

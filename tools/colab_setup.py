@@ -2,8 +2,9 @@
 
     python tools/colab_setup.py [--dry-run]      (--dry-run, or COLAB_SETUP_DRY_RUN=1: print the commands only)
 
-It installs the course and its instruments (``instruments/``, editable, without dependencies), then the course's dependencies except the ones
-Colab brings its own of (torch: built for Colab's CUDA; jupyterlab, ipykernel: Colab's front end and kernel), and
+It installs the course and its instruments (``instruments/``, editable, without dependencies), then the course's
+dependencies except the ones Colab brings its own of (torch: built for Colab's CUDA; jupyterlab, ipykernel: Colab's
+front end and kernel), the `torchviz` extra (notebook 01's optional section), and
 graphviz's `dot` when it is missing. pip leaves what is already new enough alone, so a second run is quick.
 """
 import argparse
@@ -18,7 +19,8 @@ COLABS_OWN = {"torch", "jupyterlab", "ipykernel"}
 
 def commands(root=ROOT):
     """The commands that install the course found at ``root`` on Colab, in order."""
-    dependencies = pyproject(root)["project"]["dependencies"]
+    project = pyproject(root)["project"]
+    dependencies = project["dependencies"] + project["optional-dependencies"]["torchviz"]  # 01's optional section
     wanted = [r for r in dependencies if requirement_name(r) not in COLABS_OWN]
     pip = [sys.executable, "-m", "pip", "install", "--quiet"]
     return [pip + ["--no-deps", "-e", str(root), "-e", str(root / "instruments")],

@@ -10,6 +10,7 @@ time, at most 180 s per cell. A copy newer than its notebook and than every file
     ['00_start_here.ipynb', '01_graph_lifecycle.ipynb']
 """
 import argparse
+import os
 import pathlib
 import sys
 import time
@@ -75,6 +76,80 @@ def execute(build, notebooks=NOTEBOOKS, workers=2, log=print):
         log(f"[executed] {len(stale)} notebook(s) in {time.perf_counter() - start:.1f} s "
             f"({workers} at a time) -> {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
     return copies
+
+
+SESSION = "AMLAB_TEST_SESSION"  # the test session's start (epoch seconds), shared with pytest-xdist's workers
+FAILED = ".nbval-failed"  # beside a notebook's copy: nbval ran it this session and a cell failed
+
+
+class FromNbval:
+    """A pytest plugin (tests/conftest.py registers it) that makes `make test` execute each notebook once for both
+    its nbval test and the handouts: as nbval runs a notebook, it keeps what each cell printed and drew, and when
+    the notebook's last cell is done it writes the notebook with those outputs to ``build/executed/`` (the copy
+    `make slides` and `make site` read), or, when a cell failed, a ``.nbval-failed`` marker instead.
+    :func:`wait_for_nbval` lets the handout test (on any worker) wait for those copies.
+    """
+
+    def __init__(self, build=ROOT / "build"):
+        self.folder = pathlib.Path(build) / "executed"
+        self.failed, self.outputs = set(), {}
+
+    @staticmethod
+    def _is_cell(item):
+        return type(item).__name__ == "IPyNbCell" and hasattr(item, "test_outputs")
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed and report.fspath.endswith(".ipynb"):
+            self.failed.add(pathlib.Path(report.fspath).name)
+
+    def pytest_runtest_teardown(self, item, nextitem):
+        if not self._is_cell(item):
+            return
+        notebook = pathlib.Path(str(item.path))
+        ran = self.outputs.setdefault(notebook.name, [])
+        ran.append((item.cell, item.test_outputs))
+        if nextitem is not None and nextitem.parent is item.parent:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        copy, marker = self.folder / notebook.name, self.folder / (notebook.stem + FAILED)
+        code_cells = [cell for cell in item.parent.nb.cells if cell.cell_type == "code"]
+        if notebook.name in self.failed or len(ran) != len(code_cells) or any(outs is None for _, outs in ran):
+            copy.unlink(missing_ok=True)  # not an older copy either: the handouts execute it themselves (and fail)
+            marker.touch()
+            return
+        import nbformat
+
+        nb = nbformat.read(notebook, as_version=4)
+        for cell, (ran_cell, outs) in zip((c for c in nb.cells if c.cell_type == "code"), ran):
+            assert cell.source == ran_cell.source, f"{notebook.name}: nbval ran another cell than the notebook holds"
+        for count, (cell, (_, outs)) in enumerate(zip((c for c in nb.cells if c.cell_type == "code"), ran), 1):
+            cell.outputs, cell.execution_count = outs, count
+        partial = copy.with_suffix(".partial")
+        nbformat.write(nb, partial)
+        partial.replace(copy)
+        marker.unlink(missing_ok=True)
+        del self.outputs[notebook.name]
+
+
+def wait_for_nbval(notebooks, build=ROOT / "build", timeout=900, log=print):
+    """Wait until nbval, in this test session, has run each of ``notebooks`` (its copy or its failure marker is
+    newer than the session's start); return the ones it did not finish within ``timeout`` seconds."""
+    if SESSION not in os.environ:  # not under the test suite's conftest: nothing runs nbval for us
+        return list(notebooks)
+    started = float(os.environ[SESSION])
+    folder = pathlib.Path(build) / "executed"
+
+    def done(notebook):
+        return any(path.exists() and path.stat().st_mtime >= started
+                   for path in (folder / notebook.name, folder / (notebook.stem + FAILED)))
+    deadline, waiting = time.monotonic() + timeout, list(notebooks)
+    if waiting:
+        log(f"[executed] waiting for nbval to run {len(waiting)} notebook(s) in this session")
+    while waiting and time.monotonic() < deadline:
+        waiting = [notebook for notebook in waiting if not done(notebook)]
+        if waiting:
+            time.sleep(1)
+    return waiting
 
 
 def main(argv=None):

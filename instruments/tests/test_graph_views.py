@@ -10,6 +10,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from autograd_memory import GraphMemory, LiveTensors, graph_table, show_graph
+from autograd_memory import torch_internals as internals
 
 needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
@@ -42,7 +43,9 @@ def test_graph_table_marks_a_saved_tensor_modified_in_place():
             y.add_(1)  # ... which backward now needs and no longer has
         table = graph_table(z)
         [slot] = [slot for node in table.nodes if node.op == "SinBackward0" for slot in node.saved]
-        assert (slot.state, slot.nbytes) == ("modified in place", 400), metered
+        # torch < 2.10 has no way around autograd's version check for a slot saved without hooks: no bytes there
+        readable = metered or internals.SAVED_TENSOR_EXPOSES_HOOKS
+        assert (slot.state, slot.nbytes) == ("modified in place", 400 if readable else None), metered
         assert "2 saved tensors modified in place" in table.caption(), "exp's result and sin's input: y"
         assert "MODIFIED IN PLACE" in show_graph(z).source
         if metered:

@@ -1,9 +1,15 @@
 """torch_internals is where a PyTorch upgrade breaks: every note there names the test that guards it."""
 import ast
+import gc
 import pathlib
 import re
+import sys
 
-from autograd_memory import torch_internals
+import pytest
+import torch
+from torch.utils.checkpoint import checkpoint
+
+from autograd_memory import GraphMemory, LiveTensors, torch_internals
 
 TESTS = pathlib.Path(__file__).resolve().parent
 
@@ -19,3 +25,64 @@ def test_every_guarding_test_named_in_torch_internals_exists():
     missing = [f"{file}::{name}" for file, name in named if name not in _test_names(TESTS / file)]
     assert not missing, f"torch_internals names tests that do not exist: {missing}"
 
+
+def _torch_version():
+    return tuple(int(part) for part in re.findall(r"\d+", torch.__version__)[:2])
+
+
+def test_the_route_for_saved_slots_matches_what_this_torch_exposes():
+    # the route is chosen by probing, not by version: both must agree with what the recorded runs found
+    # (data/torch_versions.json: SavedTensor.data and .unpack_hook from 2.10 on, pytorch#164358)
+    exposes = hasattr(torch._C._autograd.SavedTensor, "data")
+    assert torch_internals.SAVED_TENSOR_EXPOSES_HOOKS == exposes
+    assert exposes == (_torch_version() >= (2, 10)), f"torch {torch.__version__}: SavedTensor.data is {exposes}"
+
+
+@pytest.fixture(params=["this torch's route", "the settrace route (torch < 2.10)"])
+def route(request, monkeypatch):
+    """Run a test on the route this torch takes, and on the one older torches take (forced here)."""
+    if request.param.startswith("the settrace"):
+        monkeypatch.setattr(torch_internals, "SAVED_TENSOR_EXPOSES_HOOKS", False)
+    return request.param
+
+
+def test_reading_a_slot_never_runs_a_foreign_unpack_hook(route):
+    unpacked, recomputed = [], []
+
+    def block(t):
+        recomputed.append(1)
+        return t.exp()
+
+    x = torch.ones(5, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: unpacked.append(1) or t):
+        hooked = x.sin()
+    checkpointed = checkpoint(block, x, use_reentrant=False)
+    for node in (hooked.grad_fn, checkpointed.grad_fn):
+        with pytest.raises(torch_internals.SlotNotRead):
+            torch_internals.read_saved_slot(node, "_saved_result" if node is checkpointed.grad_fn else "_saved_self")
+    assert unpacked == [] and recomputed == [1], "a foreign unpack hook ran (checkpoint would recompute)"
+    hooked.sum().backward()
+    assert unpacked == [1], "the slot still works for backward"
+
+
+def test_reading_a_slot_reads_plain_and_graph_memory_slots_and_leaves_tracing_as_it_was(route):
+    def tracer(frame, event, arg):
+        return None
+
+    x = torch.ones(5, requires_grad=True)
+    with GraphMemory():
+        metered = x.exp()
+    plain = x.sin()
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        with LiveTensors():  # a meter's dispatch mode sees unpack's detach: it must not count as a foreign hook
+            value, packed = torch_internals.read_saved_slot(metered.grad_fn, "_saved_result", GraphMemory._unpack)
+            assert value.shape == (5,) and packed.kind == "activations"
+        value, packed = torch_internals.read_saved_slot(plain.grad_fn, "_saved_self", GraphMemory._unpack)
+        assert value.shape == (5,) and packed is None
+        value, packed = torch_internals.read_saved_slot(metered.grad_fn, "_saved_result", GraphMemory._unpack)
+        assert value.shape == (5,) and packed.kind == "activations"
+        assert sys.gettrace() is tracer and gc.isenabled()
+    finally:
+        sys.settrace(previous)

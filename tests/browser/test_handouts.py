@@ -6,6 +6,7 @@ the pages from file:// and aborts every request that is not a file: a page that 
 Screenshots go to ``artifacts/slides_slide2.png`` and ``artifacts/site_page.png``.
 """
 import re
+import shutil
 import urllib.parse
 from pathlib import Path
 
@@ -30,10 +31,16 @@ REMOTE_ASSET = re.compile(r"""<(?:script|img)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory):
-    """The executed notebooks, the decks and the site, built once into a temporary folder."""
+def build(tmp_path_factory, request):
+    """The decks and the site, built once into a temporary folder from the executed notebooks: the copies nbval
+    wrote while it ran them in this session (tools/executed.py's FromNbval; conftest runs notebooks first), and
+    any it did not leave executed here, as `make slides` would."""
     folder = tmp_path_factory.mktemp("handouts")
-    copies = executed.execute(folder)
+    in_session = {Path(str(item.path)) for item in request.session.items}
+    executed.wait_for_nbval([notebook for notebook in NOTEBOOKS if notebook in in_session])
+    executed.execute(ROOT / "build")
+    shutil.copytree(ROOT / "build" / "executed", folder / "executed", ignore=shutil.ignore_patterns("*.log", "*.partial"))
+    copies = [folder / "executed" / notebook.name for notebook in NOTEBOOKS]
     handouts.build_slides(copies, folder / "slides")
     handouts.build_site(copies, folder / "site")
     return folder

@@ -14,6 +14,7 @@ import warnings
 from dataclasses import dataclass
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
 __all__ = ["TESTED", "PROBES", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
 
@@ -57,9 +58,16 @@ def _saved_tensor_hooks(internals):
 def _saved_slots(internals):
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
-    data = internals.saved_slot_data(y.grad_fn, "_saved_result")
-    return (data is not None and torch.equal(data, y.detach())
-            and internals.saved_slot_unpack_hooks(y.grad_fn, "_saved_result") == [None])
+    value, packed = internals.read_saved_slot(y.grad_fn, "_saved_result")
+    if not (torch.equal(value, y.detach()) and packed is None):
+        return False
+    recomputed = []
+    z = checkpoint(lambda t: recomputed.append(1) or t.exp(), x, use_reentrant=False)
+    try:
+        internals.read_saved_slot(z.grad_fn, "_saved_result")
+    except internals.SlotNotRead:  # a checkpointed slot is refused, never unpacked (that would recompute)
+        return recomputed == [1]
+    return False
 
 
 def _copy_slices(internals):
@@ -73,7 +81,10 @@ def _functorch_level(internals):
 
 
 def _compile_hook(internals):
-    return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
+    # torch >= 2.11 asks each mode ignore_compile_internals(); older ones are noticed through Dynamo's frame callback
+    if internals.DYNAMO_ASKS_MODES:
+        return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
+    return internals.CompileAwareMode.notices_compile_per_op and callable(internals._eval_frame_callback)
 
 
 @dataclass(frozen=True)
@@ -94,11 +105,11 @@ PROBES = (
               "GraphMemory's check that meters exit in order", _saved_tensor_hooks),
     ProbeSpec("functorch level", "torch._C._functorch.maybe_current_level", "GraphMemory's error inside torch.func",
               _functorch_level),
-    ProbeSpec("saved slots", "node._raw_saved_<name> -> SavedTensor.data / .unpack_hook",
+    ProbeSpec("saved slots", "node._raw_saved_<name> -> SavedTensor.unpack_hook (torch >= 2.10), else sys.settrace",
               "graph_table, show_graph, lifecycle (which tensor each node saved)", _saved_slots),
     ProbeSpec("CopySlices node", "the node class name CopySlices", "graph_table's rows for in-place ops on views",
               _copy_slices),
-    ProbeSpec("compile hook", "TorchDispatchMode.ignore_compile_internals",
+    ProbeSpec("compile hook", "TorchDispatchMode.ignore_compile_internals (torch >= 2.11), else Dynamo's frame callback",
               "the warning that torch.compile ran eagerly under a meter",
               _compile_hook),
 )

@@ -266,19 +266,18 @@ def _saved_tensors(node):
         yield "(the wrapped op's)", _HIDDEN, None, None
     for attribute in _saved_attributes(node):
         name = attribute.removeprefix("_saved_")
-        if any(hook is not None and hook is not GraphMemory._unpack
-               for hook in internals.saved_slot_unpack_hooks(node, attribute)):
+        try:
+            value, packed = internals.read_saved_slot(node, attribute, allowed_unpack=GraphMemory._unpack)
+        except internals.SlotNotRead:
             yield name, _NOT_READ, None, None
             continue
-        try:
-            value = getattr(node, attribute)
         except RuntimeError as error:
             if internals.is_freed_error(error):
                 yield name, _FREED, None, None
             elif internals.is_inplace_modified_error(error):
                 with reading_saved_for_display():  # GraphMemory's unpack skips its version check here
                     try:
-                        data = getattr(node, attribute)
+                        data, _ = internals.read_saved_slot(node, attribute, allowed_unpack=GraphMemory._unpack)
                     except RuntimeError:  # saved without hooks: autograd checks; read around it
                         data = internals.saved_slot_data(node, attribute)
                 yield name, _MODIFIED, data if isinstance(data, torch.Tensor) else None, None
@@ -286,7 +285,6 @@ def _saved_tensors(node):
                 raise
             continue
         if isinstance(value, torch.Tensor):
-            packed = internals.saved_slot_data(node, attribute)
             yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, _Saved) else None
         elif isinstance(value, (tuple, list)):  # e.g. IndexBackward0's indices
             for i, item in enumerate(value):

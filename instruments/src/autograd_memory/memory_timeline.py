@@ -180,16 +180,20 @@ class Timeline(ShowsAsText):
             _, ax = plt.subplots(figsize=(11, 4.5))
         xs = range(len(self.total))
         ax.stackplot(xs, *self.by_kind.values(), labels=list(self.by_kind), alpha=0.85)
-        phases = self.phases
-        start = 0
+        phases, spans, start = self.phases, [], 0
         for i in range(1, len(phases) + 1):
             if i == len(phases) or phases[i] != phases[start]:
-                if phases[start] != "forward":
-                    ax.axvspan(start, i - 1, color="0.85" if phases[start] == "backward" else "0.7", zorder=0)
-                if i - start >= len(phases) / 12:  # label the phases wide enough to read
-                    ax.text((start + i - 1) / 2, 1.01, phases[start], transform=ax.get_xaxis_transform(),
-                            ha="center", fontsize=FONT["ticks"])
+                spans.append((phases[start], start, i - 1))
                 start = i
+        widest = {}  # each phase is named once, over its widest span (a short forward is still named)
+        for phase, first, last in spans:
+            if phase != "forward":
+                ax.axvspan(first, last, color="0.85" if phase == "backward" else "0.7", zorder=0)
+            if last - first > widest.get(phase, (-1,))[0]:
+                widest[phase] = (last - first, first, last)
+        for phase, (_, first, last) in widest.items():
+            ax.text((first + last) / 2, 1.01, phase, transform=ax.get_xaxis_transform(), ha="center",
+                    fontsize=FONT["ticks"])
         ax.annotate(f"peak {format_bytes(self.peak)}\n{self.peak_op[:70]}", (self.peak_index, self.peak),
                     xytext=(0.02, 0.9), textcoords="axes fraction", fontsize=FONT["ticks"], va="top",
                     arrowprops={"arrowstyle": "->"})

@@ -200,6 +200,8 @@ class _CountNewStorages(internals.CompileAwareMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         meter = self.meter
+        if self.notices_compile_per_op:  # older torches: Dynamo does not tell the mode (torch_internals)
+            self.notice_compile()
         if internals.is_pure_view(func):  # a view of an input: nothing new to count
             out = func(*args, **kwargs)
         elif internals.returns_new_storage(func):

@@ -8,15 +8,20 @@ tests/test_graph_views.py tests/test_graphs.py``).
 >>> [s.nbytes() for s in storages_of(torch.zeros(10))]
 [40]
 """
+import gc
+import sys
+
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+import torch.utils._python_dispatch as _python_dispatch
+from torch._C._dynamo.eval_frame import get_eval_frame_callback as _eval_frame_callback
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode
 
 __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
     "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
-    "saved_slot_unpack_hooks", "saved_slot_data", "saved_tensors_of", "is_pure_view", "writes_in_place", "in_backward",
-    "register_optimizer_step_hooks",
+    "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
+    "saved_tensors_of", "is_pure_view", "writes_in_place", "in_backward", "register_optimizer_step_hooks",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -232,35 +237,91 @@ def _raw_name(attribute):
     return "_raw" + attribute if attribute.startswith("_saved_") else "_raw_" + attribute
 
 
-def saved_slot_unpack_hooks(node, attribute):
-    """The unpack hooks of the saved slot(s) behind ``node.<attribute>`` (``None`` for a slot saved
-    without hooks), read without unpacking anything.
+# Relies on: ``SavedTensor.data`` and ``SavedTensor.unpack_hook`` (pytorch#164358: torch >= 2.10). Older torches
+# expose only ``register_hooks``: a slot's hooks cannot be read there, so read_saved_slot takes the route below.
+# Guarded by: test_torch_internals.py::test_the_route_for_saved_slots_matches_what_this_torch_exposes.
+SAVED_TENSOR_EXPOSES_HOOKS = hasattr(torch._C._autograd.SavedTensor, "unpack_hook")
 
-    Relies on: autograd nodes exposing ``_raw_saved_<name>`` (and ``_raw_saved_tensors`` on custom
-    Functions) as ``torch._C._autograd.SavedTensor`` objects with an ``unpack_hook`` attribute.
-    Guarded by: test_graph_views.py::test_graph_table_does_not_unpack_checkpointed_slots.
+
+class SlotNotRead(Exception):
+    """Reading this saved slot would run an unpack hook that is not ours (``torch.utils.checkpoint``'s
+    recomputes the forward): it was not read."""
+
+
+def read_saved_slot(node, attribute, allowed_unpack=None):
+    """``(value, packed)``: ``node.<attribute>`` read without running any unpack hook but ``allowed_unpack``,
+    and the object that slot's pack hook returned (or None).
+
+    Raises :class:`SlotNotRead` where another hook packed the slot, and autograd's RuntimeError where it
+    raises one (freed by backward, modified in place).
+
+    Relies on, torch >= 2.10: ``_raw_saved_<name>`` (``_raw_saved_tensors`` on custom Functions) being
+    ``SavedTensor`` objects with ``unpack_hook`` and ``data``, read before anything is unpacked.
+    Older torches: the slot's hooks cannot be read, so the read runs under a ``sys.settrace`` function that
+    raises SlotNotRead at the first line of any Python function autograd calls during it (an unpack hook)
+    other than ``allowed_unpack``, whose argument (the packed object) it keeps. CPython propagates an
+    exception raised by the trace function from the traced frame, so the hook's body never runs; the
+    previous trace function is restored afterwards, and the garbage collector and the Python dispatch
+    modes (``_disable_current_modes``: a meter's ``__torch_dispatch__`` would see unpack's detach) are
+    paused so that no other Python code runs under the trace. Guarded by:
+    test_graph_views.py::test_graph_table_does_not_unpack_checkpointed_slots and
+    test_torch_internals.py::test_reading_a_slot_never_runs_a_foreign_unpack_hook.
+
+    >>> x = torch.ones(3, requires_grad=True)
+    >>> value, packed = read_saved_slot(x.sin().grad_fn, "_saved_self")
+    >>> value.shape, packed is None
+    (torch.Size([3]), True)
     """
-    try:
-        raw = getattr(node, _raw_name(attribute), None)
-    except RuntimeError:  # freed by backward
-        return []
-    items = raw if isinstance(raw, (tuple, list)) else [raw]
-    hooks = []
-    for item in items:
+    if SAVED_TENSOR_EXPOSES_HOOKS:
         try:
-            hooks.append(getattr(item, "unpack_hook", None))
-        except RuntimeError:  # a freed slot
-            hooks.append(None)
-    return hooks
+            raw = getattr(node, _raw_name(attribute), None)
+        except RuntimeError:  # freed by backward: let the read below raise autograd's error
+            raw = None
+        items = raw if isinstance(raw, (tuple, list)) else [] if raw is None else [raw]
+        packed = []
+        for item in items:
+            try:
+                hook = item.unpack_hook
+            except RuntimeError:  # a freed slot
+                continue
+            if hook is not None and hook is not allowed_unpack:
+                raise SlotNotRead(attribute)
+            if hook is not None:
+                packed.append(item.data)
+        return getattr(node, attribute), packed[0] if len(packed) == 1 else None
+    allowed = getattr(allowed_unpack, "__code__", None)
+    packed = []
+
+    def refuse_other_hooks(frame, event, arg):
+        if event == "call":
+            if frame.f_code is not allowed:
+                raise SlotNotRead(f"{attribute}: {frame.f_code.co_name}")
+            packed.append(frame.f_locals.get(frame.f_code.co_varnames[0]))
+        return None
+
+    previous, collecting = sys.gettrace(), gc.isenabled()
+    gc.disable()
+    with _disable_current_modes():  # unpacking detaches: no meter's __torch_dispatch__ may run under the trace
+        sys.settrace(refuse_other_hooks)
+        try:
+            value = getattr(node, attribute)
+        finally:
+            sys.settrace(previous)
+            if collecting:
+                gc.enable()
+    return value, packed[0] if len(packed) == 1 else None
 
 
 def saved_slot_data(node, attribute):
-    """What a saved slot holds, read without unpacking it: the tensor (without autograd's version
-    check: a slot modified in place), or the object a pack hook returned; None where unreadable.
+    """The tensor a saved slot saved without hooks holds, read without autograd's version check (a slot
+    modified in place), or None where it cannot be read.
 
-    Relies on: ``SavedTensor.data``. Guarded by:
+    Relies on: ``SavedTensor.data`` (torch >= 2.10); older torches have no way around the version check:
+    None there, and graph_table shows such a slot without its bytes. Guarded by:
     test_graph_views.py::test_graph_table_marks_a_saved_tensor_modified_in_place.
     """
+    if not SAVED_TENSOR_EXPOSES_HOOKS:
+        return None
     try:
         raw = getattr(node, _raw_name(attribute), None)
         return raw.data if raw is not None and not isinstance(raw, (tuple, list)) else None
@@ -268,21 +329,38 @@ def saved_slot_data(node, attribute):
         return None
 
 
+# Relies on (present in 2.13, absent in 2.8): Dynamo asking each mode on the dispatch stack ``ignore_compile_internals()`` per
+# frame before it skips the frame under a Python dispatch mode (``torch.utils._python_dispatch.
+# any_torch_dispatch_mode_on_stack``). Older torches skip such frames without asking: there the Dynamo frame
+# callback (``torch._C._dynamo.eval_frame.get_eval_frame_callback``), set while a compiled function runs,
+# tells the mode at its next op. Guarded by:
+# test_meter_edge_cases.py::test_torch_compile_under_live_tensors_warns_that_it_runs_eagerly.
+DYNAMO_ASKS_MODES = hasattr(_python_dispatch, "any_torch_dispatch_mode_on_stack")
+
+
 class CompileAwareMode(TorchDispatchMode):
     """A dispatch mode told when ``torch.compile`` runs a function eagerly because of it.
 
-    Relies on: Dynamo asking each mode on the stack ``ignore_compile_internals()`` before it skips a
-    frame under a Python dispatch mode (``torch._dynamo.convert_frame``), and ``TorchDispatchMode.__enter__``
-    asking it once on entry (hence ``installed``). Guarded by:
+    Relies on: Dynamo asking the mode ``ignore_compile_internals()`` (see ``DYNAMO_ASKS_MODES``), and
+    ``TorchDispatchMode.__enter__`` asking it once on entry (hence ``installed``); on older torches, on the
+    subclass calling :meth:`notice_compile` from ``__torch_dispatch__``. Guarded by:
     test_meter_edge_cases.py::test_torch_compile_under_live_tensors_warns_that_it_runs_eagerly.
     """
 
     installed = False
+    # True where the mode must look for itself at each op (older torches): the subclass calls notice_compile()
+    notices_compile_per_op = not DYNAMO_ASKS_MODES
 
     def ignore_compile_internals(self):
         if self.installed:
             self.on_compile_skipped()
         return False
+
+    def notice_compile(self):
+        """Call from ``__torch_dispatch__`` where ``notices_compile_per_op``: tells :meth:`on_compile_skipped`
+        when the op runs inside a compiled function (one Dynamo runs eagerly under this mode)."""
+        if self.installed and _eval_frame_callback() not in (None, False):
+            self.on_compile_skipped()
 
     def on_compile_skipped(self):
         """Override: called each time Dynamo skips a compiled function because this mode is active."""

@@ -1,0 +1,63 @@
+"""`make test` executes each notebook once: nbval's run leaves the copy the handouts read (tools/executed.py)."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import nbformat
+import pytest
+
+import executed
+
+
+
+
+@pytest.mark.slow
+def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tmp_path, root):
+    cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("print('hello')"),
+             nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "00_good.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("raise ValueError('no')")]),
+                   tmp_path / "01_bad.ipynb")
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
+        import pathlib, sys
+        sys.path.insert(0, {str(root / 'tools')!r})
+        import executed
+
+        def pytest_configure(config):
+            config.pluginmanager.register(executed.FromNbval(build=pathlib.Path({str(tmp_path / 'build')!r})))
+    """))
+    started = time.time() - 1
+    env = {**os.environ, executed.SESSION: str(started)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--nbval-lax",
+                           "--nbval-current-env", "00_good.ipynb", "01_bad.ipynb"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert "1 failed, 2 passed" in done.stdout, done.stdout + done.stderr
+    copy = nbformat.read(tmp_path / "build" / "executed" / "00_good.ipynb", as_version=4)
+    code = [cell for cell in copy.cells if cell.cell_type == "code"]
+    assert [cell.outputs[0].get("text") for cell in code] == ["hello\n", None]
+    assert code[1].outputs[0].data["text/plain"] == "2" and [cell.execution_count for cell in code] == [1, 2]
+    assert not (tmp_path / "build" / "executed" / "01_bad.ipynb").exists()
+    assert (tmp_path / "build" / "executed" / ("01_bad" + executed.FAILED)).exists()
+    os.environ[executed.SESSION], before = str(started), os.environ.get(executed.SESSION)
+    try:
+        assert executed.wait_for_nbval([tmp_path / "00_good.ipynb", tmp_path / "01_bad.ipynb"], tmp_path / "build",
+                                       timeout=5, log=lambda _: None) == []
+        assert executed.wait_for_nbval([tmp_path / "02_never.ipynb"], tmp_path / "build", timeout=1,
+                                       log=lambda _: None) == [tmp_path / "02_never.ipynb"]
+    finally:
+        if before is None:
+            del os.environ[executed.SESSION]
+        else:
+            os.environ[executed.SESSION] = before
+
+
+def test_every_notebook_reaches_a_worker_before_the_handout_test_that_waits_for_it(root):
+    """--dist loadscope hands out modules largest first: a notebook with fewer cells than test_handouts.py has tests
+    could be handed out after it, and the handout test would wait for it (up to its timeout) instead of running."""
+    handout_tests = (root / "tests" / "browser" / "test_handouts.py").read_text().count("\ndef test_")
+    small = {notebook.name: count for notebook in executed.NOTEBOOKS
+             if (count := len([c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]))
+             <= handout_tests}
+    assert not small, f"notebooks with no more code cells than test_handouts.py's {handout_tests} tests: {small}"
