@@ -33,9 +33,8 @@ def _torch_version():
 def test_the_route_for_saved_slots_matches_what_this_torch_exposes():
     # the route is chosen by probing, not by version: both must agree with what the recorded runs found
     # (data/torch_versions.json: SavedTensor.data and .unpack_hook from 2.10 on, pytorch#164358)
-    exposes = hasattr(torch._C._autograd.SavedTensor, "data")
-    assert torch_internals.SAVED_TENSOR_EXPOSES_HOOKS == exposes
-    assert exposes == (_torch_version() >= (2, 10)), f"torch {torch.__version__}: SavedTensor.data is {exposes}"
+    exposes = torch_internals.SAVED_TENSOR_EXPOSES_HOOKS
+    assert exposes == (_torch_version() >= (2, 10)), f"torch {torch.__version__}: SavedTensor.unpack_hook is {exposes}"
 
 
 @pytest.fixture(params=["this torch's route", "the settrace route (torch < 2.10)"])
