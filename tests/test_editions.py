@@ -1,6 +1,7 @@
 """Two editions from one source (tools/editions.py): the learner's edition (`make lab`'s my_notebooks/, learner/
 that the Colab and Binder links open, the reading site) has no speaker notes; the lecture edition (`make present`'s
 lecture_notebooks/, the decks of `make slides`) keeps every one."""
+import pathlib
 import re
 import subprocess
 
@@ -11,7 +12,8 @@ import editions
 import handouts
 import my_notebooks
 import setup_cell
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

@@ -2,13 +2,15 @@
 passes the package's own tests (those that need an extra or Jupyter skip, saying so), imports the installed copy,
 and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step)."""
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 from project import pyproject
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 PIN = next(r for r in pyproject(ROOT)["project"]["optional-dependencies"]["pinned"] if r.startswith("torch=="))
 

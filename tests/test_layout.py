@@ -1,10 +1,12 @@
 """The layout a newcomer relies on: CONTRIBUTING.md's map lists every module of both packages (the course,
 course_utils/, and the instruments, instruments/src/autograd_memory/), and each module lists its public names."""
 import importlib
+import pathlib
 import re
 
 import pytest
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 PACKAGES = {"course_utils": ROOT / "course_utils", "autograd_memory": ROOT / "instruments" / "src" / "autograd_memory"}
 MODULES = [(package, path.relative_to(folder).as_posix())

@@ -3,13 +3,13 @@ tables trimmed with a "… N more rows" line, larger gauges, the defaults back w
 switching it on at import (what `make present` relies on)."""
 import json
 import os
+import pathlib
 import subprocess
 import sys
 from pathlib import Path
 
 import matplotlib
 import pytest
-from conftest import ROOT
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -21,6 +21,7 @@ from autograd_memory import gauges  # noqa: E402
 from course_utils import MemoryGauge, Table, Trace, compare_traces, lecture, lecture_style, plot_trace  # noqa: E402
 from autograd_memory.plots import log_bytes  # noqa: E402
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 @pytest.fixture
 def lecturing():

@@ -1,9 +1,11 @@
 """Notebooks are committed clean, name the course kernel, and match the README's map."""
 import json
+import pathlib
 import re
 
 import pytest
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 KERNEL = "autograd-memory-lab"
 

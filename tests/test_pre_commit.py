@@ -1,5 +1,6 @@
 """The pre-commit hook (`make hooks`) turns a notebook someone ran back into exactly the committed file."""
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -7,8 +8,8 @@ import sys
 import nbformat
 import pytest
 import yaml
-from conftest import ROOT
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 def _hook(root):
     config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())

@@ -7,7 +7,8 @@ import re
 import tokenize
 
 import pytest
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 INSTRUMENTS = ROOT / "instruments" / "src" / "autograd_memory"
 FOLDERS = [ROOT / "course_utils", INSTRUMENTS, ROOT / "instruments" / "tests", ROOT / "tests", ROOT / "benchmarks"]

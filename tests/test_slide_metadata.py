@@ -14,10 +14,12 @@ The rules a lecturer relies on (CONTRIBUTING.md, "Slides"):
 """
 import ast
 import json
+import pathlib
 import re
 
 import pytest
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "notes", "-"}

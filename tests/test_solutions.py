@@ -5,8 +5,10 @@ with the worked answer and returns the list of ``ExerciseResult``.
 """
 import importlib.util
 
+import pathlib
 import pytest
-from conftest import ROOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.py"))
 

@@ -24,7 +24,7 @@ def test_the_magics_in_a_real_kernel():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in CELLS])
     nbclient.NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True).execute()
     leaky, flat, timeline, memory, usage = (_text(cell) for cell in notebook.cells[1:])
-    assert "cell [2], line 2: +400 B/step in 1 tensor(s)    y = w * 2" in leaky, leaky
+    assert "+400 B/step in 1 tensor/step" in leaky and "made at cell [2], line 2: y = w * 2" in leaky, leaky
     assert "flat: nothing grows from step to step" in flat, flat
     assert timeline.startswith("timeline of ") and "cell [4], line 3: loss.backward()" in timeline, timeline
     assert "process RSS (OS view)" in memory and "tensors Python objects hold" in memory, memory

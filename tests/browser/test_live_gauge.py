@@ -18,9 +18,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from conftest import ROOT
-
 from course_utils import format_bytes
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository (not from conftest: notebooks/ has one too)
 
 HERE = Path(__file__).resolve().parent
 NOTEBOOK = "live_gauge.ipynb"
