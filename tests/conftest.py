@@ -24,12 +24,15 @@ SLOW_MODULES = {"test_solutions.py", "test_selftest.py"}
 
 def pytest_configure(config):
     """nbval's run of each notebook is also the handouts' executed copy (tools/executed.py's FromNbval): one
-    execution per notebook in `make test`. The session's start is shared with pytest-xdist's workers."""
+    execution per notebook in `make test`. The session's start is shared with pytest-xdist's workers. Each notebook
+    cell's output must read at a glance (tools/output_length.py's OutputLength)."""
     import executed
+    import output_length
 
     if not hasattr(config, "workerinput"):
         os.environ.setdefault(executed.SESSION, str(time.time()))
     config.pluginmanager.register(executed.FromNbval(), "amlab-executed-notebooks")
+    config.pluginmanager.register(output_length.OutputLength(), "amlab-output-length")
 
 
 def _run_order(item):

@@ -74,7 +74,7 @@ def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(tmp_path, free_port)
     assert final["px"] >= lecture.MIN_PX, f"the gauge's text is {final['px']} px on the slide; lecture mode wants >= 16"
 
 
-def present(page, lab, folder, screenshot, timeout=150):
+def present(page, lab, folder, screenshot, timeout=300):  # a deadline, not a timing: it runs 04's cells above the gauge
     """Run the notebook above the gauge in JupyterLab, open the slideshow on the gauge's slide, run the gauge's cell
     there; return the states the page went through and the live meter's final bytes, read from the kernel."""
     deadline = time.monotonic() + timeout

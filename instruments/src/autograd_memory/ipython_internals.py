@@ -1,8 +1,8 @@
 """Every use of IPython's internals in the instruments, in one place, with public API where it exists.
 IPython is never imported here: these look up a shell only if IPython is already running.
 
->>> shell() is None, in_kernel(), cell_number("/tmp/not_a_cell.py")
-(True, False, None)
+>>> in_kernel(), cell_number("/tmp/not_a_cell.py")      # no kernel here (a test may have made a plain shell)
+(False, None)
 """
 import re
 import sys

@@ -1,4 +1,4 @@
-"""The notebooks under nbval (`make test`): besides nbval's own check that every cell runs, each code cell's
+"""The notebooks under nbval (`make test` registers :class:`OutputLength` from tests/conftest.py): besides nbval's own check that every cell runs, each code cell's
 output must read in place, at most MAX_LINES lines of text (pictures and live widgets aside). Code cells are the
 same in the learner's edition (tools/editions.py drops only speaker notes), so this is the learner's view.
 Longer outputs go into a summary, a table's key rows, or a picture.
@@ -54,16 +54,19 @@ def shown_lines(outputs):
     return lines
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    outputs = getattr(item, "test_outputs", None)  # nbval's cell items keep the outputs of their run
-    if call.when != "call" or not report.passed or outputs is None:
-        return
-    lines = shown_lines(outputs)
-    if lines > MAX_LINES:
-        report.outcome = "failed"
-        report.longrepr = (f"{item.name}: its output runs to {lines} lines of text, over the {MAX_LINES} a reader takes "
-                           f"in at a glance. Print a summary (a table's key rows, the totals, a picture) and leave "
-                           f"the rest to a variable the learner can inspect.\nThe cell:\n{item.cell.source}")
+class OutputLength:
+    """A pytest plugin: fails an nbval cell whose output runs over MAX_LINES lines of text."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        outputs = getattr(item, "test_outputs", None)  # nbval's cell items keep the outputs of their run
+        if call.when != "call" or not report.passed or outputs is None:
+            return
+        lines = shown_lines(outputs)
+        if lines > MAX_LINES:
+            report.outcome = "failed"
+            report.longrepr = (f"{item.name}: its output runs to {lines} lines of text, over the {MAX_LINES} a reader takes "
+                               f"in at a glance. Print a summary (a table's key rows, the totals, a picture) and leave "
+                               f"the rest to a variable the learner can inspect.\nThe cell:\n{item.cell.source}")
