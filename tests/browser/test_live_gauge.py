@@ -30,8 +30,12 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 GAUGE_VALUE = ".amlab-gauge-live .amlab-gauge-value span"
 # JupyterLab's settings for this throw-away server: the ones `make` gives the course's environment (no news to ask
 # about, no update checks), as user settings files ("@org/plugin:id" -> "@org/plugin/id.jupyterlab-settings").
+# Autosave is off here: a test that opens one notebook in JupyterLab and again as a RISE slideshow (two documents on
+# one file) otherwise meets "File Changed" when one autosaves after the other, and that dialog swallows the keys the
+# test presses on the slide (seen on a loaded machine, where running the cells takes longer than autosave's 120 s).
 LAB_SETTINGS = {plugin.replace(":", "/") + ".jupyterlab-settings": values for plugin, values in
-                json.loads((ROOT / "tools" / "jupyterlab_overrides.json").read_text()).items()}
+                {**json.loads((ROOT / "tools" / "jupyterlab_overrides.json").read_text()),
+                 "@jupyterlab/docmanager-extension:plugin": {"autosave": False}}.items()}
 
 
 def api(url, token, method="GET"):
