@@ -20,7 +20,7 @@ import time
 
 import nbformat
 from jupyter_client import BlockingKernelClient
-from test_live_gauge import ROOT, api, in_chromium, open_when_idle, watch
+from test_live_gauge import ROOT, api, dismiss_dialogs, in_chromium, open_when_idle, watch
 
 from course_utils import format_bytes, lecture
 
@@ -74,7 +74,7 @@ def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(tmp_path, free_port)
     assert final["px"] >= lecture.MIN_PX, f"the gauge's text is {final['px']} px on the slide; lecture mode wants >= 16"
 
 
-def present(page, lab, folder, screenshot, timeout=300):  # a deadline, not a timing: it runs 04's cells above the gauge
+def present(page, lab, folder, screenshot, timeout=300, slide_timeout=180):  # deadlines, not timings: it runs 04's cells
     """Run the notebook above the gauge in JupyterLab, open the slideshow on the gauge's slide, run the gauge's cell
     there; return the states the page went through and the live meter's final bytes, read from the kernel."""
     deadline = time.monotonic() + timeout
@@ -97,11 +97,22 @@ def present(page, lab, folder, screenshot, timeout=300):  # a deadline, not a ti
         assert time.monotonic() < deadline, f"the cells above the gauge did not finish: prompts {prompts}"
         page.wait_for_timeout(250)
 
+    # The slideshow gets its own deadline: on a loaded machine the cells above can use most of the first one.
+    deadline = time.monotonic() + slide_timeout
+    connected = kernel_connections(lab)
     slides = page.context.new_page()
     slides.set_default_timeout(60_000)
     slides.goto(f"{lab.base}/rise/{NOTEBOOK.name}?activeCellIndex={index}&token={lab.token}")
     gauge_cell = slides.locator("section.present .jp-CodeCell", has_text="gauge.track(")
     gauge_cell.wait_for()
+    # A key pressed before the slideshow's own connection to the kernel is up runs nothing (seen in CI: the prompt
+    # stayed "[ ]:"); the server counts the kernel's websocket connections, and the slideshow adds one.
+    while kernel_connections(lab) <= connected:
+        dismiss_dialogs(slides)
+        assert time.monotonic() < deadline, (
+            f"the slideshow never connected to the notebook's kernel (connections stayed {connected}); "
+            f"{dialog_text(slides)}")
+        slides.wait_for_timeout(250)
     slides.evaluate(watch(READ_SLIDE))
     gauge_cell.locator(".jp-InputPrompt").click()
     slides.keyboard.press("Control+Enter")
@@ -112,11 +123,24 @@ def present(page, lab, folder, screenshot, timeout=300):  # a deadline, not a ti
         slides.wait_for_timeout(250)
     else:
         slides.screenshot(path=str(screenshot))
-        raise AssertionError(f"the gauge's cell did not finish on its slide within {timeout} s; "
-                             f"last state {observed[-1]}")
+        raise AssertionError(f"the gauge's cell did not finish on its slide within {slide_timeout} s; "
+                             f"last state {observed[-1]}; {dialog_text(slides)}; screenshot {screenshot}")
     slides.screenshot(path=str(screenshot))
     # the meter's reading after the last step (the cell's backward() frees the graph after the loop: it reads less now)
     return observed, int(kernel_prints(lab, folder, "print(gauge.trace.values['live'][-1])"))
+
+
+def kernel_connections(lab):
+    """How many websockets the server has open to the notebook's one kernel."""
+    kernels = api(f"{lab.base}/api/kernels", lab.token)
+    assert len(kernels) == 1, f"{len(kernels)} kernels run: the slideshow should join the notebook's, not start its own"
+    return kernels[0]["connections"]
+
+
+def dialog_text(page):
+    """What a JupyterLab dialog on ``page`` says, if one is open (it would take the keys meant for the slide)."""
+    dialogs = [text.strip() for text in page.locator(".jp-Dialog").all_text_contents()]
+    return f"a dialog is open: {dialogs[0][:300]!r}" if dialogs else "no dialog is open"
 
 
 def kernel_prints(lab, folder, code):
