@@ -1,13 +1,22 @@
 """The instruments installed alone: a fresh virtualenv with only the pinned torch and `pip install ./instruments`
 passes the package's own tests (those that need an extra or Jupyter skip, saying so), imports the installed copy,
-and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step)."""
+and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step).
+
+The virtualenv gets exactly the distributions pip would install for ``autograd-memory[test]`` (its requirements and
+theirs, read from the installed metadata: torch, psutil, pytest, numpy and what they need), linked from the course's
+environment rather than downloaded and unpacked again (torch alone is about 1 GB: a minute or more), and setuptools
+to build it with; ``pip check`` then proves that those requirements are met, and ``pip list`` that nothing else came.
+"""
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from project import pyproject
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
@@ -15,15 +24,52 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from c
 PIN = next(r for r in pyproject(ROOT)["project"]["optional-dependencies"]["pinned"] if r.startswith("torch=="))
 
 
+def requirement_closure(requirements):
+    """The installed distributions that ``requirements`` (strings) need, with what those need, by canonical name.
+
+    >>> sorted(requirement_closure(["psutil"]))
+    ['psutil']
+    """
+    todo, found = [Requirement(r) for r in requirements], {}
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        if name in found:
+            continue
+        found[name] = distribution = metadata.distribution(requirement.name)
+        assert distribution.version in requirement.specifier, (
+            f"the course's environment has {name} {distribution.version}, outside {requirement}: run `make setup`")
+        todo += [needed for needed in map(Requirement, distribution.requires or [])
+                 if needed.marker is None or needed.marker.evaluate({"extra": ""})]
+    return found
+
+
+def link_into(venv, distributions):
+    """Make ``distributions`` importable in ``venv`` by linking their top-level files and folders into its
+    site-packages (scripts in bin/ are left out)."""
+    site = next(venv.glob("lib/python*/site-packages"))
+    tops = {pathlib.Path(distribution.locate_file(file.parts[0]))
+            for distribution in distributions for file in distribution.files if file.parts[0] != ".."}
+    for top in tops:
+        (site / top.name).symlink_to(top)
+
+
 @pytest.mark.slow
 def test_the_instruments_alone_in_a_fresh_virtualenv(tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
-    install = subprocess.run([python, "-m", "pip", "install", "--quiet", PIN, f"{ROOT / 'instruments'}[test]"],
-                             capture_output=True, text=True, timeout=1200)
+    package = pyproject(ROOT / "instruments")["project"]
+    needed = [PIN, *package["dependencies"], *package["optional-dependencies"]["test"],
+              *pyproject(ROOT / "instruments")["build-system"]["requires"]]
+    link_into(venv, requirement_closure(needed).values())
+    pip = [sys.executable, "-m", "pip", "--python", python, "--disable-pip-version-check"]
+    install = subprocess.run([*pip, "install", "--quiet", "--no-index", "--no-build-isolation", "--no-deps",
+                              str(ROOT / "instruments")], capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
-    listed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True).stdout
+    check = subprocess.run([*pip, "check"], capture_output=True, text=True)
+    assert check.returncode == 0, f"the linked distributions do not meet autograd-memory's requirements: {check.stdout}"
+    listed = subprocess.run([*pip, "list", "--format=freeze"], capture_output=True, text=True).stdout
     assert not [name for name in ("jupyterlab", "ipykernel", "matplotlib", "ipywidgets", "graphviz")
                 if f"\n{name}==" in "\n" + listed.lower()], "only torch, psutil and the test extra (pytest, numpy)"
 

@@ -1,10 +1,17 @@
-"""python -m autograd_memory leaks|timeline|check: what a person sees in a terminal, and the exit codes CI reads."""
+"""python -m autograd_memory leaks|timeline|check: what a person sees in a terminal, and the exit codes CI reads.
+
+One test runs the real command (``python -m autograd_memory`` in a new process); the others call the same
+``cli.main(argv)`` in this process, which is what the command runs, without paying for a new process's
+``import torch`` each time.
+"""
+import collections
 import json
 import subprocess
 import sys
-import textwrap
 
 import pytest
+
+from autograd_memory import cli
 
 LEAKY = """\
 import torch
@@ -40,9 +47,24 @@ def train(model, batch):
 """
 
 
-def run(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "autograd_memory", *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=180)
+Result = collections.namedtuple("Result", "returncode stdout stderr")
+
+
+@pytest.fixture
+def run(monkeypatch, capsys):
+    """``run(folder, *args)``: ``python -m autograd_memory *args`` in ``folder``, as ``cli.main`` in this process;
+    the scripts it loads leave ``sys.path`` and ``sys.modules`` as they were."""
+    def run(folder, *args):
+        monkeypatch.chdir(folder)
+        monkeypatch.setattr(sys, "path", list(sys.path))
+        capsys.readouterr()
+        code = cli.main(list(args))
+        printed = capsys.readouterr()
+        return Result(code, printed.out, printed.err)
+    before = set(sys.modules)
+    yield run
+    for name in set(sys.modules) - before:  # the scripts, loaded as modules named for their files
+        del sys.modules[name]
 
 
 @pytest.fixture
@@ -53,21 +75,22 @@ def scripts(tmp_path):
     return tmp_path
 
 
-def test_a_leaking_step_is_named_by_its_line_and_exits_1(scripts):
-    result = run(scripts, "leaks", "leaky.py", "--steps", "3")
+def test_a_leaking_step_is_named_by_its_line_and_exits_1(scripts):  # the real command, in its own process
+    result = subprocess.run([sys.executable, "-m", "autograd_memory", "leaks", "leaky.py", "--steps", "3"],
+                            cwd=scripts, capture_output=True, text=True, timeout=180)
     assert result.returncode == 1, result.stderr
     assert "+400 B/step in 1 tensor/step" in result.stdout, result.stdout
     assert "made at leaky.py, line 8: doubled = w * 2" in result.stdout, result.stdout
     assert "the __main__ block ran" not in result.stdout + result.stderr
 
 
-def test_a_flat_step_exits_0(scripts):
+def test_a_flat_step_exits_0(run, scripts):
     result = run(scripts, "leaks", "flat.py:step")
     assert result.returncode == 0, result.stderr
     assert "flat: nothing grows from step to step" in result.stdout
 
 
-def test_json_carries_the_rows(scripts):
+def test_json_carries_the_rows(run, scripts):
     result = run(scripts, "leaks", "leaky.py:step", "--json", "--warmup", "2")
     report = json.loads(result.stdout)
     assert result.returncode == 1 and report["leaks"] and report["warmup"] == 2
@@ -81,19 +104,19 @@ def test_json_carries_the_rows(scripts):
     ("flat.py:train", "train(model, batch) needs arguments"),
     ("broken.py", "broken.py raised while it was loaded"),
 ])
-def test_bad_input_exits_2_saying_what_to_do(scripts, target, message):
+def test_bad_input_exits_2_saying_what_to_do(run, scripts, target, message):
     result = run(scripts, "leaks", target)
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr or target == "broken.py"
 
 
-def test_a_script_that_raises_on_import_shows_its_own_traceback(scripts):
+def test_a_script_that_raises_on_import_shows_its_own_traceback(run, scripts):
     stderr = run(scripts, "leaks", "broken.py").stderr
     assert 'broken.py", line 2, in <module>' in stderr and "ValueError: no data at /data/train" in stderr
     assert "importlib" not in stderr and "cli.py" not in stderr, "only the script's frames"
 
 
-def test_timeline_finds_the_model_and_optimizer(scripts):
+def test_timeline_finds_the_model_and_optimizer(run, scripts):
     result = run(scripts, "timeline", "flat.py")
     assert result.returncode == 0, result.stderr
     first, at_peak = result.stdout.splitlines()[:2]
@@ -101,12 +124,12 @@ def test_timeline_finds_the_model_and_optimizer(scripts):
     assert "parameters 20 B" in at_peak and "(no model" not in result.stdout
 
 
-def test_timeline_says_when_a_named_model_is_missing(scripts):
+def test_timeline_says_when_a_named_model_is_missing(run, scripts):
     result = run(scripts, "timeline", "flat.py", "--model", "net")
     assert result.returncode == 2 and "--model net: the script has no Module called 'net'" in result.stderr
 
 
-def test_check_prints_one_probe_per_line_and_exits_0_here(tmp_path):
+def test_check_prints_one_probe_per_line_and_exits_0_here(run, tmp_path):
     from autograd_memory.drift import PROBES
 
     result = run(tmp_path, "check")
