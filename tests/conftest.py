@@ -18,6 +18,9 @@ gc.collect()
 gc.freeze()
 sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (setup_cell, my_notebooks, ...)
 
+# The browser tests' own notebooks are fixtures: the browser tests run their cells in JupyterLab (nbval need not too).
+collect_ignore_glob = ["browser/*.ipynb"]
+
 # Whole test modules that run a course end to end (every worked solution, the meters' selftest): slow.
 SLOW_MODULES = {"test_solutions.py", "test_selftest.py"}
 

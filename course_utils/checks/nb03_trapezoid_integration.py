@@ -65,8 +65,20 @@ def check_budget(integral_within_budget):
     details = []
     for budget in problem["budgets"]:
         net.calls = 0
-        with LiveTensors() as live, GraphMemory() as graph:
-            value = integral_within_budget(net, x, budget)
+        fewest = math.ceil((x.numel() - 1) * 2 * net.width * 4 / budget)
+        too_many = (f"network calls for a budget of {format_bytes(budget)}: chunks of about "
+                    f"{(x.numel() - 1) // fewest} intervals would fit in {fewest} calls. Tiny chunks meet any budget, but "
+                    "each call costs Python overhead: use the largest chunk the budget allows.")
+
+        def stop_at_too_many(module, inputs):  # ten times the calls allowed: refused now, not after thousands more
+            expect(module.calls < 40 * fewest, f"more than {40 * fewest} {too_many}")
+
+        hook = net.register_forward_pre_hook(stop_at_too_many)
+        try:
+            with LiveTensors() as live, GraphMemory() as graph:
+                value = integral_within_budget(net, x, budget)
+        finally:
+            hook.remove()
         expect(graph.peak == 0,
                f"with a budget of {format_bytes(budget)} autograd saved {format_bytes(graph.peak)} for backward: "
                "a graph over all chunks adds up to the whole evaluation's activations. Nobody will call backward() "
@@ -79,10 +91,6 @@ def check_budget(integral_within_budget):
         expect(math.isclose(value, exact, rel_tol=1e-4, abs_tol=1e-5),
                f"integral {value:.6g}, but the trapezoid rule over all {x.numel()} nodes gives {exact:.6g}. Do "
                "neighbouring chunks share their boundary node? (x[i : i + c + 1], then step i by c.)")
-        fewest = math.ceil((x.numel() - 1) * 2 * net.width * 4 / budget)
-        expect(net.calls <= 4 * fewest,
-               f"{net.calls} network calls for a budget of {format_bytes(budget)}: chunks of about "
-               f"{(x.numel() - 1) // fewest} intervals would fit in {fewest} calls. Tiny chunks meet any budget, but "
-               "each call costs Python overhead: use the largest chunk the budget allows.")
+        expect(net.calls <= 4 * fewest, f"{net.calls} {too_many}")
         details.append(f"{format_bytes(budget)} budget: peak {format_bytes(live.peak)} in {net.calls} calls")
     return "; ".join(details) + "."
