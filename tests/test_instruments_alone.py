@@ -64,8 +64,10 @@ def test_the_instruments_alone_in_a_fresh_virtualenv(tmp_path):
               *pyproject(ROOT / "instruments")["build-system"]["requires"]]
     link_into(venv, requirement_closure(needed).values())
     pip = [sys.executable, "-m", "pip", "--python", python, "--disable-pip-version-check"]
-    install = subprocess.run([*pip, "install", "--quiet", "--no-index", "--no-build-isolation", "--no-deps",
-                              str(ROOT / "instruments")], capture_output=True, text=True, timeout=300)
+    source = shutil.copytree(ROOT / "instruments", tmp_path / "instruments",  # setuptools builds in the folder it is given
+                             ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    install = subprocess.run([*pip, "install", "--quiet", "--no-index", "--no-build-isolation", "--no-deps", str(source)],
+                             capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
     check = subprocess.run([*pip, "check"], capture_output=True, text=True)
     assert check.returncode == 0, f"the linked distributions do not meet autograd-memory's requirements: {check.stdout}"

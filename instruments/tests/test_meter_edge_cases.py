@@ -259,3 +259,9 @@ def test_exiting_a_meter_twice_says_so(nothing_installed):
         with pytest.raises(RuntimeError, match="called twice"):
             meter.__exit__(None, None, None)
     assert nothing_installed()
+
+
+def test_meta_tensors_hold_no_memory():
+    with LiveTensors() as live:
+        y = torch.ones(1000, device="meta").exp()  # shapes only: the meter has nothing to count
+    assert y.shape == (1000,) and live.peak == 0

@@ -45,7 +45,7 @@ def _dispatch_disabled(internals):
 
 def _op_schemas(internals):
     aten = torch.ops.aten
-    return internals.returns_new_storage(aten.exp.default) and not internals.returns_new_storage(aten.view.default)
+    return internals.op_kind(aten.exp.default) == internals.NEW and internals.op_kind(aten.view.default) == internals.VIEW
 
 
 def _saved_tensor_hooks(internals):

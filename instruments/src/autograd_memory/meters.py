@@ -33,7 +33,11 @@ from collections import Counter
 import torch
 
 from . import torch_internals as internals
+from .torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
 from .units import format_bytes
+
+_STRIDED = torch.strided
+_device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage
 
 __all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory"]
 
@@ -202,25 +206,25 @@ class _CountNewStorages(internals.CompileAwareMode):
         meter = self.meter
         if self.notices_compile_per_op:  # older torches: Dynamo does not tell the mode (torch_internals)
             self.notice_compile()
-        if internals.is_pure_view(func):  # a view of an input: nothing new to count
+        kind = internals.op_kind(func)
+        if kind == VIEW or kind == WRITES:  # a view of an input, or an input written in place: nothing new
             out = func(*args, **kwargs)
-        elif internals.returns_new_storage(func):
+        elif kind == NEW or kind == LIFTS:
             inputs = None
             out = func(*args, **kwargs)
             for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
-                if type(tensor) is torch.Tensor and tensor.layout is torch.strided:
+                if type(tensor) is torch.Tensor and tensor.layout is _STRIDED:
                     storage = tensor.untyped_storage()
-                    if func in internals.LIFT_FRESH_OPS and internals.is_foreign_memory(storage):
+                    if kind == LIFTS and internals.is_foreign_memory(storage):
                         continue  # torch.as_tensor / from_numpy: NumPy's memory, nothing new
-                    if storage.device.type != "meta":
-                        meter._count(storage)
+                    meter._count(storage)
                 else:  # sparse, nested, wrapper subclasses: their parts may be their inputs' storages
                     if inputs is None:
                         inputs = {id(s): s for t in _tensors_in((args, kwargs)) for s in internals.storages_of(t)}
                     for storage in internals.storages_of(tensor):
                         if id(storage) not in inputs:
                             meter._count(storage)
-        elif internals.writes_in_place(func):  # the output is the input it wrote: count only its growth
+        elif kind == GROWS:  # the output is the input it wrote, perhaps resized: count only its growth
             out = func(*args, **kwargs)
             for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
                 for storage in internals.storages_of(tensor):
@@ -357,17 +361,29 @@ class LiveTensors(_Meter):
 
     # ---------------------------------------------------------------- bookkeeping
     def _count(self, storage):
+        device = _device_names.get(storage.device)
+        if device is None:
+            device = _device_names[storage.device] = str(storage.device)
+        if device == "meta":  # shapes only, no memory
+            return
         key = id(storage)
         with self._lock:
-            if self._stale or self._dead:  # a dead storage's id may be this one's: subtract it first
-                self._settle()
+            if self._stale:
+                self._rebuild()
+            if self._dead:  # a dead storage's id may be this one's: subtract it first
+                self._drain()
             if key in self._refs:
                 return
             self._stale = True
-            nbytes, device = storage.nbytes(), str(storage.device)
-            ref = weakref.ref(storage, functools.partial(self._dead.__setitem__, key))
-            self._refs[key] = (ref, nbytes, device)
-            self._change(device, nbytes)
+            nbytes = storage.nbytes()
+            self._refs[key] = (weakref.ref(storage, functools.partial(self._dead.__setitem__, key)), nbytes, device)
+            self._bytes += nbytes  # _change(device, nbytes), inlined: this runs for every new storage
+            if self._bytes > self._peak:
+                self._peak = self._bytes
+            by_device = self._by_device
+            now = by_device[device] = by_device.get(device, 0) + nbytes
+            if now > self._peak_by_device.get(device, 0):
+                self._peak_by_device[device] = now
             self._stale = False
         self._on_new_storage(key, nbytes, device)
 
@@ -393,13 +409,15 @@ class LiveTensors(_Meter):
     def _drain(self):
         freed = []
         self._stale = True
-        while self._dead:
-            key, ref = self._dead.popitem()
-            entry = self._refs.get(key)
+        dead, refs, by_device = self._dead, self._refs, self._by_device
+        while dead:
+            key, ref = dead.popitem()
+            entry = refs.get(key)
             if entry is not None and entry[0] is ref:
-                del self._refs[key]
+                del refs[key]
                 self._tracked.discard(key)
-                self._change(entry[2], -entry[1])
+                self._bytes -= entry[1]  # _change(device, -nbytes), inlined: a free never sets a peak
+                by_device[entry[2]] -= entry[1]
                 freed.append((key, entry[1], entry[2]))
         self._stale = False
         for key, nbytes, device in freed:

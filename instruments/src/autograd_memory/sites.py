@@ -10,6 +10,7 @@ import linecache
 import os
 import sys
 import threading
+from threading import get_ident
 
 import torch
 
@@ -24,7 +25,9 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OPTIM_DIR = os.path.dirname(torch.optim.__file__) + os.sep
 _BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
 _USER, _INTERNAL, _BACKWARD, _OPTIMIZER = range(4)
-_code_kind = {}  # code object -> one of the four above (a cache: each code object is classified once)
+# id(code object) -> (one of the four above, the code object, kept so that its id stays its own): each code object
+# is classified once. Keyed by id: hashing a code object hashes its bytecode and constants, at every lookup.
+_code_kind = {}
 
 
 def _classify(code):
@@ -36,19 +39,21 @@ def _classify(code):
     return _INTERNAL if filename.startswith((_TORCH_DIR, *LIBRARY_DIRS)) else _USER
 
 
-def _user_frame(frame):
-    """The innermost learner's frame from ``frame`` outward, and the phase of the frames inside it."""
+def _user_frame(frame, kinds=_code_kind, user=_USER, backward=_BACKWARD, optimizer=_OPTIMIZER):
+    """The innermost learner's frame from ``frame`` outward, and the phase of the frames inside it.
+    (It runs for every new storage under ``find_leaks``: the defaults are fast local names.)"""
     phase = ""
     while frame is not None:
-        code = frame.f_code
-        kind = _code_kind.get(code)
-        if kind is None:
-            kind = _code_kind[code] = _classify(code)
-        if kind == _USER:
+        known = kinds.get(id(frame.f_code))
+        if known is None:
+            code = frame.f_code
+            known = kinds[id(code)] = (_classify(code), code)
+        kind = known[0]
+        if kind == user:
             return frame, phase
-        if kind == _BACKWARD:
+        if kind == backward:
             phase = "backward"
-        elif kind == _OPTIMIZER and not phase:
+        elif kind == optimizer and not phase:
             phase = "optimizer"
         frame = frame.f_back
     return None, phase
@@ -57,7 +62,7 @@ def _user_frame(frame):
 def _frame_of(owner_thread):
     """The caller's caller's frame, or, on another thread (CUDA's autograd threads have no Python frames),
     the frames of ``owner_thread`` (waiting in ``backward()``)."""
-    if threading.get_ident() != owner_thread:
+    if get_ident() != owner_thread:
         return sys._current_frames().get(owner_thread)
     return sys._getframe(2)
 

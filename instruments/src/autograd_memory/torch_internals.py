@@ -18,10 +18,10 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 
 __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
-    "returns_new_storage", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
-    "is_inplace_modified_error", "is_saved_hooks_refused_error", "ALWAYS_NEW_OPS", "LIFT_FRESH_OPS",
+    "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
+    "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "is_pure_view", "writes_in_place", "in_backward", "register_optimizer_step_hooks",
+    "saved_tensors_of", "in_backward", "register_optimizer_step_hooks",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -37,74 +37,57 @@ dispatch_disabled = torch._C._DisableTorchDispatch
 _aten = torch.ops.aten
 # Relies on: aten op names. lift_fresh wraps data built outside the dispatcher (torch.tensor, as_tensor,
 # from_numpy); _unsafe_view's schema says "fresh" but it hands back its input's storage.
-LIFT_FRESH_OPS = frozenset({_aten.lift_fresh.default})
+_LIFT_FRESH_OPS = frozenset({_aten.lift_fresh.default})
 _SHARES_INPUT_STORAGE = frozenset({_aten._unsafe_view.default})
-ALWAYS_NEW_OPS = LIFT_FRESH_OPS  # never compared with the inputs: its input was never counted
-_returns_new_storage = {}  # op -> bool, filled on first sight
+VIEW, NEW, LIFTS, WRITES, GROWS, OTHER = range(6)  # what an op does to memory: op_kind()
+_op_kinds = {}  # id(op) -> (its kind, the op, kept alive so that its id stays its own), filled on first sight
 
 
-def returns_new_storage(func):
-    """True when an op's outputs never alias its inputs, read from its schema (``alias_info``).
+def op_kind(func):
+    """What an op does to memory, read once per op from its schema (``alias_info`` of its returns):
 
-    Relies on: ``OpOverload._schema.returns[i].alias_info`` (a TorchScript schema object).
-    Guarded by: test_meters.py (views and in-place ops add nothing; out= growth is counted).
+    * ``VIEW``: every output is a view of an input and nothing is written (``view``, ``t``, ``expand``): nothing new;
+    * ``NEW``: no output aliases an input (``exp``, ``mm``): every output storage is new;
+    * ``LIFTS``: ``lift_fresh``, which wraps data built outside the dispatcher (``torch.tensor``, ``as_tensor``,
+      ``from_numpy``): new, unless the memory is NumPy's (:func:`is_foreign_memory`);
+    * ``WRITES``: every output is an input it wrote in place (``add_``, ``copy_``): nothing new, and no growth;
+    * ``GROWS``: the same, but the op may resize what it writes (``out=`` variants, ``resize_``): count the growth;
+    * ``OTHER``: anything else (``set_``, which swaps in the storage it is given; ``_unsafe_view``, whose schema
+      says "fresh" but which hands back its input's storage): compare the outputs' storages with the inputs'.
 
-    >>> returns_new_storage(torch.ops.aten.exp.default), returns_new_storage(torch.ops.aten.view.default)
-    (True, False)
+    Relies on: ``OpOverload._schema.returns[i].alias_info`` (``is_write`` True for in-place ops and ``out=``
+    variants) and ``_schema.arguments[i].kwarg_only`` (an ``out=`` argument is keyword-only). The cache is keyed
+    by ``id(op)``: an ``OpOverload``'s ``__hash__`` is Python code, too slow to run at every op. Guarded by:
+    test_meters.py (views and in-place ops add nothing; out= and resize_ growth is counted) and this doctest.
+
+    >>> aten = torch.ops.aten
+    >>> [op_kind(op) == kind for op, kind in [(aten.view.default, VIEW), (aten.exp.default, NEW), (aten.lift_fresh.default, LIFTS),
+    ...  (aten.add_.Tensor, WRITES), (aten.exp.out, GROWS), (aten.resize_.default, GROWS), (aten.set_.source_Storage, OTHER)]]
+    [True, True, True, True, True, True, True]
     """
-    fresh = _returns_new_storage.get(func)
-    if fresh is None:
-        schema = getattr(func, "_schema", None)
-        fresh = func in ALWAYS_NEW_OPS or (
-            schema is not None and func not in _SHARES_INPUT_STORAGE
-            and all(ret.alias_info is None for ret in schema.returns)
-        )
-        _returns_new_storage[func] = fresh
-    return fresh
+    known = _op_kinds.get(id(func))
+    if known is None:
+        known = _op_kinds[id(func)] = (_classify_op(func), func)
+    return known[0]
 
 
-_is_pure_view = {}  # op -> bool, filled on first sight
-
-
-def is_pure_view(func):
-    """True when every output of an op is a view of an input and nothing is written (``view``, ``t``,
-    ``expand``, ``select`` ...): no new memory and no resize, so a meter has nothing to count.
-
-    Relies on: ``OpOverload._schema.returns[i].alias_info`` with ``is_write`` False for views (in-place
-    ops and ``out=`` variants have ``is_write`` True). Guarded by: test_meters.py (views add nothing;
-    in-place and out= growth is counted) and this doctest.
-
-    >>> is_pure_view(torch.ops.aten.view.default), is_pure_view(torch.ops.aten.add_.Tensor), is_pure_view(torch.ops.aten.exp.default)
-    (True, False, False)
-    """
-    pure = _is_pure_view.get(func)
-    if pure is None:
-        returns = getattr(getattr(func, "_schema", None), "returns", None)
-        pure = _is_pure_view[func] = bool(returns) and func not in _SHARES_INPUT_STORAGE and func not in ALWAYS_NEW_OPS and all(
-            ret.alias_info is not None and not ret.alias_info.is_write for ret in returns)
-    return pure
-
-
-_writes_in_place = {}  # op -> bool, filled on first sight
-
-
-def writes_in_place(func):
-    """True when every output of an op is an input it wrote (``add_``, ``copy_``, ``out=`` variants):
-    no new storage, though the op may have grown one (``resize_``, ``out=``). Not ``set_``, which
-    swaps in the storage it is given.
-
-    Relies on: ``alias_info.is_write`` of every return in the op's schema. Guarded by: test_meters.py
-    (in-place ops add nothing; out= growth is counted) and this doctest.
-
-    >>> writes_in_place(torch.ops.aten.add_.Tensor), writes_in_place(torch.ops.aten.view.default)
-    (True, False)
-    """
-    written = _writes_in_place.get(func)
-    if written is None:
-        returns = getattr(getattr(func, "_schema", None), "returns", None)
-        written = _writes_in_place[func] = bool(returns) and func._schema.name != "aten::set_" and all(
-            ret.alias_info is not None and ret.alias_info.is_write for ret in returns)
-    return written
+def _classify_op(func):
+    schema = getattr(func, "_schema", None)
+    returns = schema.returns if schema is not None else ()
+    if func in _LIFT_FRESH_OPS:  # never compared with the inputs: its input was never counted
+        return LIFTS
+    if not returns or func in _SHARES_INPUT_STORAGE or schema.name == "aten::set_":
+        return OTHER
+    aliases = [ret.alias_info for ret in returns]
+    if all(alias is None for alias in aliases):
+        return NEW
+    if all(alias is not None and not alias.is_write for alias in aliases):
+        return VIEW
+    if all(alias is not None and alias.is_write for alias in aliases):
+        grows = "resize" in schema.name or any(
+            arg.kwarg_only and arg.alias_info is not None and arg.alias_info.is_write for arg in schema.arguments)
+        return GROWS if grows else WRITES
+    return OTHER
 
 
 def in_backward():
