@@ -40,6 +40,7 @@ from .units import format_bytes
 __all__ = ["timeline", "Timeline", "KINDS"]
 
 KINDS = ("parameters", "gradients", "optimizer state", "saved for backward", "other")
+_profiler_markers = {}  # id(op) -> (True for the profiler's marker ops, the op)
 
 
 class _OpRecorder(LiveTensors):
@@ -92,8 +93,13 @@ class _OpRecorder(LiveTensors):
     def _after_op(self, func):
         """Log the op, its phase and the live bytes; the learner's line is read (a walk over the frames)
         only where the live bytes reach a new high, which is where the peak's line is needed."""
-        if func == "track()" or getattr(func, "namespace", "") == "profiler":
-            return  # tensors that existed before the step; the profiler's markers (optimizer.step has them)
+        if func == "track()":
+            return  # tensors that existed before the step
+        marker = _profiler_markers.get(id(func))
+        if marker is None:  # the profiler's markers (optimizer.step has them); the op is kept, so its id is its own
+            marker = _profiler_markers[id(func)] = (getattr(func, "namespace", "") == "profiler", func)
+        if marker[0]:
+            return
         phase = "backward" if internals.in_backward() else "optimizer" if self._in_optimizer else ""
         with self._lock:
             total = self.bytes
@@ -268,4 +274,6 @@ def _resolve(events, ops, total, kinds):
             event = next(events, None)
         for kind in KINDS:
             by_kind[kind].append(now[kind])
-    return Timeline([str(name) for name, _ in ops], [site for _, site in ops], total, by_kind)
+    names = {}  # id(op) -> its name: str() of an op is Python code, and a step runs the same ops many times
+    labels = [names[id(op)] if id(op) in names else names.setdefault(id(op), str(op)) for op, _ in ops]
+    return Timeline(labels, [site for _, site in ops], total, by_kind)
