@@ -108,6 +108,7 @@ def test_setup_cell_on_a_simulated_colab(tmp_path, root):
     assert not any(re.match(r"(torch|jupyterlab|ipykernel)\b(?!viz)", word) for word in installs), (
         f"the setup installs none of Colab's own packages: {first_run[1]}")
     assert "torchviz==0.0.3" in installs and first_run[2].endswith("system_deps.sh graphviz")
+    assert first_run[3].endswith("-m autograd_memory check --brief"), "last, Colab's torch against the tested range"
 
 
 def test_setup_cell_is_a_no_op_elsewhere(tmp_path):

@@ -137,3 +137,18 @@ def test_check_prints_one_probe_per_line_and_exits_0_here(run, tmp_path):
     assert result.returncode == 0, result.stdout
     assert "inside the tested range" in lines[0] and len(lines) == 1 + len(PROBES)
     assert all(line.startswith("[OK]") for line in lines[1:]), result.stdout
+
+
+def test_check_brief_is_one_line_here_and_the_whole_report_on_an_untested_torch(run, tmp_path, monkeypatch):
+    import torch
+
+    from autograd_memory.drift import TESTED
+
+    low, high = (".".join(map(str, end)) for end in TESTED)
+    result = run(tmp_path, "check", "--brief")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.splitlines() == [f"torch {torch.__version__}: inside the tested range {low} to {high}"]
+    monkeypatch.setattr(torch, "__version__", "2.99.0")  # as Colab's torch might be, newer than the range
+    result = run(tmp_path, "check", "--brief")
+    assert result.returncode == 1 and "torch 2.99.0: OUTSIDE the tested range" in result.stdout
+    assert len(result.stdout.splitlines()) > 1, "outside the range, every probe is listed"

@@ -2,7 +2,7 @@
 
     python -m autograd_memory leaks FILE[:FUNCTION] [--steps N] [--warmup W] [--json]
     python -m autograd_memory timeline FILE[:FUNCTION] [--model NAME] [--optimizer NAME] [--plot OUT.png]
-    python -m autograd_memory check
+    python -m autograd_memory check [--brief]
 
 ``FILE`` is loaded as a module (its ``if __name__ == "__main__":`` block does not run) and ``FUNCTION``
 (default ``step``) is called with no arguments as one training step. ``leaks`` exits 1 when something grows
@@ -141,7 +141,7 @@ def _check(args):
     with warnings.catch_warnings():  # the report below says it all, line by line
         warnings.simplefilter("ignore", UntestedTorchWarning)
         report = check()
-    print(report)
+    print(str(report).splitlines()[0] if args.brief and report.ok else report)
     return FLAT if report.ok else GROWS
 
 
@@ -159,7 +159,8 @@ def main(argv=None) -> int:
     tl.add_argument("--model", metavar="NAME", help="the script's nn.Module (default: its only one)")
     tl.add_argument("--optimizer", metavar="NAME", help="the script's optimizer (default: its only one)")
     tl.add_argument("--plot", metavar="OUT.png", help="also save the timeline's picture (needs matplotlib)")
-    commands.add_parser("check", help="print the probes of the PyTorch privates the instruments rely on")
+    check = commands.add_parser("check", help="print the probes of the PyTorch privates the instruments rely on")
+    check.add_argument("--brief", action="store_true", help="one line when every probe passes (the probes when one fails)")
     args = parser.parse_args(argv)
     if getattr(args, "steps", 1) < 1 or getattr(args, "warmup", 0) < 0:
         parser.error("--steps needs 1 or more and --warmup 0 or more")
