@@ -5,7 +5,7 @@ import torch
 
 from course_utils import GraphMemory
 from course_utils.checks import nb02_no_grad_vs_detach as checks
-from course_utils.models import mlp_problem
+from course_utils.problems.models import mlp_problem
 
 
 @pytest.mark.parametrize("checker", [checks.check_saved_peaks, checks.check_frozen_body])

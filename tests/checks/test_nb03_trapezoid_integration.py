@@ -5,7 +5,7 @@ import torch
 
 from course_utils.checks import ExerciseFailed
 from course_utils.checks import nb03_trapezoid_integration as checks
-from course_utils.integrate import trapezoid_in_chunks
+from course_utils.problems.integrate import trapezoid_in_chunks
 
 
 def test_scenario_checker_explains_a_wrong_choice():

@@ -13,7 +13,7 @@ import torch
 from course_utils import GraphMemory
 from course_utils.checks import NOTEBOOK_CHECKERS, ExerciseFailed
 from course_utils.checks import nb07_find_the_leak
-from course_utils.ode import window_tradeoff
+from course_utils.problems.ode import window_tradeoff
 
 
 def _graph_bytes_after_five_calls(step):
@@ -39,7 +39,7 @@ def _freeze_with_detach(model):
 
 def _chunks_with_grad_on(net, x, budget_bytes):
     """nb03: chunked, but every chunk's graph is kept (no torch.no_grad())."""
-    from course_utils.integrate import trapezoid_in_chunks
+    from course_utils.problems.integrate import trapezoid_in_chunks
     return trapezoid_in_chunks(net, x, 100)
 
 
