@@ -81,3 +81,9 @@ def test_every_module_lists_its_public_names(package, module):
 def test_each_notebooks_module_is_named_for_a_notebook(package, module):
     notebook = ROOT / "notebooks" / f"{module.rpartition('/')[2][2:].removesuffix('.py')}.ipynb"
     assert notebook.exists(), f"{package}/{module} is named for no notebook: {notebook.relative_to(ROOT)} is missing"
+
+
+def test_the_readme_lists_every_benchmark():
+    listed = set(re.findall(r"`python benchmarks/(\w+)\.py", (ROOT / "README.md").read_text()))
+    present = {path.stem for path in (ROOT / "benchmarks").glob("*.py")}
+    assert listed == present, f"README's benchmarks: add {sorted(present - listed)}; gone: {sorted(listed - present)}"
