@@ -11,8 +11,8 @@ The notebooks' modules are found in this folder, and their public names are this
 (``cu.explorers.trapezoid`` is ``nb03_trapezoid_integration.trapezoid``); :data:`PANELS` holds every explorer
 function, a public function that returns an :class:`Explorer` (``benchmarks/explorers.py`` times each).
 
->>> sorted(PANELS)
-['euler_window', 'graph_lifecycle', 'laplacian_methods', 'trapezoid']
+>>> PANELS["trapezoid"] is trapezoid, "VARIANTS" in __all__     # 03's panel; 01's names are cu.explorers.* too
+(True, True)
 >>> trapezoid().update(points=1001, width=16, layers=2).activations == 1001 * 16 * 2 * 4   # measured by GraphMemory
 True
 """
