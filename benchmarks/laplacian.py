@@ -2,7 +2,7 @@
 
 The notebook 06 table at sizes a notebook cannot afford. For each number of spatial dimensions
 ``d`` a tanh MLP ``(d + 1) -> width x depth -> 1`` (the last input is time) computes the heat residual
-``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.laplacians.METHODS``
+``u_t - alpha * laplacian(u)`` at ``N`` random points with every method in ``course_utils.problems.laplacians.METHODS``
 plus nested autograd in chunks, then back-propagates to the parameters. Times are the fastest of
 ``--repeats`` runs (on CPU with one thread: CPU seconds of this process); compare them only within
 one file (one machine, one run).
@@ -21,8 +21,8 @@ import time
 import torch
 
 from course_utils import format_bytes, laplacians, pick_device
-from course_utils.devices import device_name
-from course_utils.models import TanhMLP
+from course_utils.setup.devices import device_name
+from course_utils.problems.models import TanhMLP
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -25,8 +25,8 @@ import torch
 from autograd_memory.torch_internals import TorchDispatchMode
 
 from course_utils import GraphMemory, LiveTensors
-from course_utils.laplacians import laplacian_nested
-from course_utils.models import TanhMLP
+from course_utils.problems.laplacians import laplacian_nested
+from course_utils.problems.models import TanhMLP
 
 
 def main():

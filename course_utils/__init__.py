@@ -2,7 +2,7 @@
 views, re-exported here so that every ``cu.*`` name stays) -- lecture style, predictions, explorers, checkers,
 worked problems, the environment check and the reference data.
 
-Every public name is listed in ``_PUBLIC`` below and imported on first use, so that
+Every public name is listed in ``_PUBLIC`` or ``_MODULES`` below and imported on first use, so that
 ``import course_utils`` stays fast and never pulls in torch, matplotlib, ipywidgets or torchviz.
 
 >>> import torch, course_utils as cu
@@ -31,50 +31,59 @@ __version__ = "0.1.0"
 # public name -> module that defines it: every instrument of autograd_memory, and the course's own
 _PUBLIC = {
     **{name: f"autograd_memory.{module}" for name, module in autograd_memory.PUBLIC.items()},
-    # environment and devices
-    "check_env": "env", "EnvReport": "env", "pick_device": "devices",
-    "run_selftest": "selftest",
-    "load_reference": "reference", "Reference": "reference",
-    # teaching: lecture style, pacing, predictions, exercises and explorers
-    "paced": "pacing", "lecture_style": "lecture", "lecture": None,
-    "checks": None, "predict": "predictions", "explorers": None, "static_explorer": "explorer_html",
-    "source_code": "sources", "folded_sources": "sources",
-    # the worked problems
-    "models": None, "pinn": None, "laplacians": None, "ode": None, "integrate": None,
+    # set-up: the environment, devices, the self-test and the reference data
+    "check_env": "setup.env", "EnvReport": "setup.env", "pick_device": "setup.devices",
+    "run_selftest": "setup.selftest",
+    "load_reference": "setup.reference", "Reference": "setup.reference",
+    # teaching: lecture style, pacing, predictions, code shown; exercises and explorers
+    "paced": "teaching.pacing", "lecture_style": "teaching.lecture", "predict": "teaching.predictions",
+    "source_code": "teaching.sources", "folded_sources": "teaching.sources",
+    "static_explorer": "explorers.static_html",
 }
+# public name -> a whole module, e.g. cu.pinn
+_MODULES = {"lecture": "teaching.lecture", "checks": "checks", "explorers": "explorers",
+            "models": "problems.models", "pinn": "problems.pinn", "laplacians": "problems.laplacians",
+            "ode": "problems.ode", "integrate": "problems.integrate"}
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted(_PUBLIC.keys() | _MODULES.keys())
+
+
+def _full(module):
+    return module if module.startswith("autograd_memory.") else f"{__name__}.{module}"
 
 
 def __getattr__(name):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'course_utils' has no attribute {name!r}")
-    module_name = _PUBLIC[name]
-    if module_name is None:  # a whole submodule, e.g. course_utils.pinn
-        value = import_module(f"{__name__}.{name}")
+    if name in _MODULES:
+        value = import_module(_full(_MODULES[name]))
+    elif name in _PUBLIC:
+        value = getattr(import_module(_full(_PUBLIC[name])), name)
     else:
-        value = getattr(import_module(module_name if "." in module_name else f"{__name__}.{module_name}"), name)
+        raise AttributeError(f"module 'course_utils' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_PUBLIC))
+    return sorted(set(globals()) | set(__all__))
 
 
 class _MovedModules(MetaPathFinder, Loader):
-    """``course_utils.trace`` and the other modules that moved to ``autograd_memory`` still import (notebooks
-    write ``from autograd_memory.trace import convergence_order``): the same module object, not a copy."""
+    """Modules that moved still import under their old names, as the same module object, not a copy: the instruments
+    that went to ``autograd_memory`` (notebooks write ``from course_utils.trace import convergence_order``), and the
+    course's modules now grouped by layer (``from course_utils.models import TanhMLP`` is ``course_utils.problems.models``)."""
 
-    MOVED = frozenset({"budget", "gauges", "graphs", "leaks", "measurement", "memory_timeline", "meters", "plots",
-                       "sites", "tables", "torch_internals", "trace", "units"})
+    MOVED = {**{name: f"autograd_memory.{name}" for name in (
+                 "budget", "gauges", "graphs", "leaks", "measurement", "memory_timeline", "meters", "plots", "sites",
+                 "tables", "torch_internals", "trace", "units")},
+             **{name: f"{__name__}.{module}" for name, module in _MODULES.items() if module.startswith("problems.")},
+             "lecture": f"{__name__}.teaching.lecture", "explorer_html": f"{__name__}.explorers.static_html"}
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.rpartition(".")
         return spec_from_loader(fullname, self) if package == __name__ and name in self.MOVED else None
 
     def create_module(self, spec):
-        module = import_module(f"autograd_memory.{spec.name.rpartition('.')[2]}")
+        module = import_module(self.MOVED[spec.name.rpartition(".")[2]])
         spec.loader_state = module.__spec__  # importlib gives the module the alias's spec: exec_module puts it back
         return module
 
@@ -90,7 +99,7 @@ autograd_memory.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) +
 def _lecture_from_environment():
     from os import environ
 
-    from .lecture import ENV_VAR
+    from .teaching.lecture import ENV_VAR
 
     if environ.get(ENV_VAR, "0") not in ("", "0"):
         __getattr__("lecture_style")()

@@ -18,13 +18,13 @@ def main(argv: Optional[list] = None) -> int:
     if args.command == "check":
         from autograd_memory.cli import main as instruments
 
-        from .env import check_env
+        from .setup.env import check_env
 
         env_ok = check_env().ok
         print("\nThe PyTorch privates the instruments rely on (python -m autograd_memory check):")
         return 0 if env_ok and instruments(["check"]) == 0 else 1
-    from .devices import pick_device
-    from .selftest import run_selftest
+    from .setup.devices import pick_device
+    from .setup.selftest import run_selftest
 
     try:
         device = pick_device(args.device)

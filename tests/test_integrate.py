@@ -1,9 +1,9 @@
-"""course_utils.integrate: the trapezoid rule's order, and the exact bytes an integral through a network costs."""
+"""course_utils.problems.integrate: the trapezoid rule's order, and the exact bytes an integral through a network costs."""
 import pytest
 import torch
 
 import course_utils as cu
-from course_utils.integrate import EXACT_INTEGRAL, ScalarNet, activation_bytes, grid, integrand, trapezoid_in_chunks
+from course_utils.problems.integrate import EXACT_INTEGRAL, ScalarNet, activation_bytes, grid, integrand, trapezoid_in_chunks
 from autograd_memory.trace import convergence_order
 
 

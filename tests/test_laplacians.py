@@ -1,10 +1,10 @@
-"""course_utils.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs, the shipped benchmark."""
+"""course_utils.problems.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs, the shipped benchmark."""
 import pytest
 import torch
 
 import course_utils as cu
 from course_utils import laplacians, pinn
-from course_utils.models import TanhMLP
+from course_utils.problems.models import TanhMLP
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

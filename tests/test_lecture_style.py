@@ -1,4 +1,4 @@
-"""Lecture mode (course_utils.lecture): text of at least 16 px in the course's real figures, at most 4 legend entries,
+"""Lecture mode (course_utils.teaching.lecture): text of at least 16 px in the course's real figures, at most 4 legend entries,
 tables trimmed with a "… N more rows" line, larger gauges, the defaults back when it is off, and AMLAB_LECTURE=1
 switching it on at import (what `make present` relies on)."""
 import json

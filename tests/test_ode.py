@@ -1,10 +1,10 @@
-"""course_utils.ode: Euler's order, and the exact graph bytes of each way to backpropagate through steps."""
+"""course_utils.problems.ode: Euler's order, and the exact graph bytes of each way to backpropagate through steps."""
 import pytest
 import torch
 
 import course_utils as cu
 from autograd_memory.trace import convergence_order
-from course_utils.ode import (VectorField, checkpointed_gradient, euler, full_backprop_gradient, harmonic_oscillator,
+from course_utils.problems.ode import (VectorField, checkpointed_gradient, euler, full_backprop_gradient, harmonic_oscillator,
                               harmonic_solution, make_problem, step_bytes, step_loss, truncated_gradient,
                               window_tradeoff)
 

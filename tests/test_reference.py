@@ -4,8 +4,8 @@ import json
 import pytest
 
 import course_utils as cu
-from course_utils import reference
-from course_utils.reference import REFERENCE_DIR, reference_names
+from course_utils.setup import reference
+from course_utils.setup.reference import REFERENCE_DIR, reference_names
 
 
 def test_every_reference_file_is_indexed_with_its_script():

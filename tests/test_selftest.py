@@ -4,7 +4,7 @@ import json
 import torch
 
 from course_utils.__main__ import main
-from course_utils.selftest import MiB, _agree, run_selftest
+from course_utils.setup.selftest import MiB, _agree, run_selftest
 
 
 def test_selftest_on_cpu_passes_and_records_every_scenario(tmp_path):

@@ -31,7 +31,7 @@ from executed import ROOT, execute  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-LIVE_ONLY = "amlab_live_only"  # an output's metadata key, course_utils.gauges.LIVE_ONLY: shown by a live kernel only
+LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.gauges.LIVE_ONLY: shown by a live kernel only
 SITE_CONF = ROOT / "docs" / "site"
 
 
@@ -83,7 +83,7 @@ def static_copy(nb):
 
     An output marked live-only (a gauge's panel, whose summary is displayed after it) goes altogether:
 
-    >>> from course_utils import gauges
+    >>> from autograd_memory import gauges
     >>> cell.outputs[0].metadata = {gauges.LIVE_ONLY: True}
     >>> static_copy(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
     []

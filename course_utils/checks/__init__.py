@@ -2,7 +2,7 @@
 
 One module per notebook, named after it: ``checks.nb01_graph_lifecycle`` holds the checkers of
 ``notebooks/01_graph_lifecycle.ipynb`` and ``tests/checks/test_nb01_graph_lifecycle.py`` tests them (the same
-for 02 to 07). Every checker is built on :func:`exercise`:
+for every ``nbNN_<notebook>.py`` in this folder, listed in ``NOTEBOOK_CHECKERS``). Every checker is built on :func:`exercise`:
 
 * the learner's code still raises ``NotImplementedError`` -> "not attempted yet" (the notebook runs on);
 * a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message starts with
@@ -24,6 +24,7 @@ for 02 to 07). Every checker is built on :func:`exercise`:
 import functools
 import importlib
 import os
+import pkgutil
 from dataclasses import dataclass
 from typing import Callable, NoReturn
 
@@ -93,8 +94,7 @@ def exercise(title: str) -> Callable:
     return wrap
 
 
-NOTEBOOK_CHECKERS = ("nb01_graph_lifecycle", "nb02_no_grad_vs_detach", "nb03_trapezoid_integration",
-                     "nb04_euler_ode_truncation", "nb05_laplacian_pinn", "nb06_which_laplacian", "nb07_find_the_leak")
+NOTEBOOK_CHECKERS = tuple(sorted(module.name for module in pkgutil.iter_modules(__path__) if module.name[:2] == "nb"))
 
 
 def __getattr__(name):

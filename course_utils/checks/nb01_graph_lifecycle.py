@@ -13,7 +13,7 @@ from typing import Callable
 import torch
 
 from autograd_memory.meters import GraphMemory
-from ..models import mlp_problem
+from ..problems.models import mlp_problem
 from autograd_memory.trace import Trace
 from autograd_memory.units import format_bytes
 from . import exercise, expect

@@ -1,6 +1,6 @@
 """Checkers for notebook 02, no_grad vs detach: which evaluation records a graph, a frozen body.
 
-Both exercises run on the fixed problem :func:`~course_utils.models.mlp_problem` builds,
+Both exercises run on the fixed problem :func:`~course_utils.problems.models.mlp_problem` builds,
 so that the notebook and the checker see the same model and data.
 
 >>> def saved_peak(evaluate, model, batches):
@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from autograd_memory.meters import GraphMemory
-from ..models import mlp_problem
+from ..problems.models import mlp_problem
 from autograd_memory.units import format_bytes
 from . import exercise, expect
 

@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from ..integrate import ScalarNet, grid
+from ..problems.integrate import ScalarNet, grid
 from autograd_memory.meters import GraphMemory, LiveTensors
 from autograd_memory.units import format_bytes
 from . import exercise, expect

@@ -1,6 +1,7 @@
 """Checkers for notebook 04, Euler ODE truncation: where the ``detach()`` goes, and a truncation window.
 
-Both run on the problem :func:`euler_problem` builds, the one the notebook measures.
+Both run on the problem :func:`~course_utils.problems.ode.euler_problem` builds, the one the notebook and its
+explorer measure (``checks.euler_problem`` and ``checks.DT`` name it for the notebook).
 
 >>> def euler_step(field, x, dt):
 ...     raise NotImplementedError
@@ -10,21 +11,15 @@ Both run on the problem :func:`euler_problem` builds, the one the notebook measu
 import torch
 
 from autograd_memory.meters import GraphMemory
-from ..ode import VectorField, make_problem, step_loss, truncated_gradient, window_tradeoff
+from ..problems.ode import DT, euler_problem, step_loss, truncated_gradient, window_tradeoff
 from autograd_memory.trace import NotFlatError, Trace
 from autograd_memory.units import format_bytes
 from . import exercise, expect, fail
 
 __all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "euler_problem", "check_detach", "check_window"]
 
-DT = 0.05
 WINDOWS = (1, 2, 5, 10, 20, 30, 60)
 WINDOW_BUDGET = 300_000  # bytes of graph the exercise allows
-
-
-def euler_problem(batch: int = 64, steps: int = 60, width: int = 64) -> tuple:
-    """The notebook's set-up: ``(field, x0, targets)`` with fixed seeds."""
-    return (VectorField(width), *make_problem(batch, steps, DT))
 
 
 @exercise("Place the detach()")

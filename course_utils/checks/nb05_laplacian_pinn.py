@@ -6,12 +6,12 @@ bytes (notebook 06's exercises are in :mod:`course_utils.checks.nb06_which_lapla
 >>> check_diagnosis(diagnose).status
 'not attempted'
 
-Every checker builds its own small, seeded problem from :mod:`course_utils.pinn`, so the learner's code and
+Every checker builds its own small, seeded problem from :mod:`course_utils.problems.pinn`, so the learner's code and
 the checker see the same model and points.
 """
 import torch
 
-from .. import laplacians, pinn
+from ..problems import laplacians, pinn
 from autograd_memory.meters import GraphMemory, LiveTensors
 from autograd_memory.trace import Trace
 from autograd_memory.units import format_bytes
@@ -24,7 +24,7 @@ POINTS = 64
 
 
 def mystery_steps(seed=0):
-    """Three training steps of a small :class:`~course_utils.pinn.HeatPINN`, named ``"A"``, ``"B"``, ``"C"``:
+    """Three training steps of a small :class:`~course_utils.problems.pinn.HeatPINN`, named ``"A"``, ``"B"``, ``"C"``:
     each is a zero-argument function that runs one step and keeps something across steps (or nothing)."""
     def make(keep):
         model = pinn.HeatPINN(width=16, depth=2, seed=seed)
@@ -77,8 +77,8 @@ def check_diagnosis(diagnose):
 @exercise("Predict the bytes a kept loss tensor holds per step")
 def check_leak_bytes(kept_loss_bytes):
     """``kept_loss_bytes(n_points, laplacian) -> bytes``: what ``history.append(loss)`` keeps alive per
-    training step of :func:`course_utils.pinn.residual_loss` with ``n_points`` float32 collocation points and
-    ``laplacian`` one of ``"nested"`` (:func:`~course_utils.laplacians.laplacian_nested`) or ``"forward"``."""
+    training step of :func:`course_utils.problems.pinn.residual_loss` with ``n_points`` float32 collocation points and
+    ``laplacian`` one of ``"nested"`` (:func:`~course_utils.problems.laplacians.laplacian_nested`) or ``"forward"``."""
     methods = {"nested": laplacians.laplacian_nested, "forward": laplacians.laplacian_forward}
     for n_points in (32, 96):
         for name, method in methods.items():

@@ -5,12 +5,12 @@
 >>> check_laplacian(my_laplacian).status
 'not attempted'
 
-Every checker builds its own small, seeded problem from :mod:`course_utils.pinn` and measures it with
-:mod:`course_utils.laplacians`, so the learner's code and the checker see the same model and points.
+Every checker builds its own small, seeded problem from :mod:`course_utils.problems.pinn` and measures it with
+:mod:`course_utils.problems.laplacians`, so the learner's code and the checker see the same model and points.
 """
 import torch
 
-from .. import laplacians, pinn
+from ..problems import laplacians, pinn
 from autograd_memory.units import format_bytes
 from . import exercise, expect
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 import torch
 
-from autograd_memory import MemoryBudgetExceeded, MemoryGauge, format_bytes
+from autograd_memory import LiveTensors, MemoryBudgetExceeded, MemoryGauge, format_bytes
 from autograd_memory import gauges
 from autograd_memory.gauges import GaugeStatus
 
@@ -218,7 +218,7 @@ def test_a_loop_left_early_exits_the_meters_at_once_even_when_the_iterator_is_ke
     for _ in kept:
         break
     assert nothing_installed(), "the gauge's meters must not outlive the loop"
-    with gauges.LiveTensors() as later:
+    with LiveTensors() as later:
         x = torch.zeros(1000)
     assert later.bytes == 4000 and gauge.live.bytes == 0, "a later, unrelated meter is not counted by the gauge"
     assert gauge.status is GaugeStatus.LEFT_EARLY

@@ -61,3 +61,21 @@ def test_measuring_the_saved_growth_passes_and_only_the_kept_tensor_grows():
 def test_a_wrong_measurement_is_explained(failure):
     assert "Run step() several times inside one" in failure(checks.check_saved_growth, lambda step: 0)
     assert "Run step() several times inside one" in failure(checks.check_saved_growth, lambda step: "a lot")
+
+
+def _graph_bytes_after_five_calls(step):
+    """the total kept after five calls, not the growth per call."""
+    with GraphMemory() as graph:
+        for _ in range(5):
+            step()
+    return graph.bytes
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_saved_prediction", "tanh: you said 'input'", lambda m: m.check_saved_prediction(
+        lambda: {"tanh": "input", "sigmoid": "output", "relu": "output", "cos": "input", "x ** 2": "input",
+                 "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"})),
+    ("check_saved_growth", "growth per call", lambda m: m.check_saved_growth(_graph_bytes_after_five_calls)),
+]

@@ -5,7 +5,7 @@ import torch
 
 from course_utils import GraphMemory
 from course_utils.checks import nb02_no_grad_vs_detach as checks
-from course_utils.models import mlp_problem
+from course_utils.problems.models import mlp_problem
 
 
 @pytest.mark.parametrize("checker", [checks.check_saved_peaks, checks.check_frozen_body])
@@ -78,3 +78,24 @@ def freeze_everything(model):
 def test_typical_wrong_freezes_are_explained(freeze, hints, failure):
     message = failure(checks.check_frozen_body, freeze)
     assert all(hint in message for hint in hints), message
+
+
+def _saved_after_the_call(evaluate, model, batches):
+    """graph.bytes once the evaluation is over (every graph has died with its loss by then)."""
+    with GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.bytes
+
+
+def _freeze_with_detach(model):
+    """detach() returns a new tensor; the parameter still requires grad."""
+    for p in model[:-1].parameters():
+        p.detach()
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_saved_peaks", "which of its readings remembers the most", lambda m: m.check_saved_peaks(_saved_after_the_call)),
+    ("check_frozen_body", "p.detach() returns a new tensor", lambda m: m.check_frozen_body(_freeze_with_detach)),
+]

@@ -5,7 +5,7 @@ import torch
 
 from course_utils.checks import ExerciseFailed
 from course_utils.checks import nb03_trapezoid_integration as checks
-from course_utils.integrate import trapezoid_in_chunks
+from course_utils.problems.integrate import trapezoid_in_chunks
 
 
 def test_scenario_checker_explains_a_wrong_choice():
@@ -36,3 +36,17 @@ def _split_without_overlap(net, x, budget_bytes):
 def test_budget_checker_rejects_wrong_answers(answer, complaint):
     with pytest.raises(ExerciseFailed, match=complaint):
         checks.check_budget(answer)
+
+
+def _chunks_with_grad_on(net, x, budget_bytes):
+    """chunked, but every chunk's graph is kept (no torch.no_grad())."""
+    return trapezoid_in_chunks(net, x, 100)
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_scenarios", "density: the normaliser depends on theta",
+     lambda m: m.check_scenarios(lambda: {"report": "no_grad", "density": "no_grad", "teacher": "no_grad"})),
+    ("check_budget", "evaluate under torch.no_grad()", lambda m: m.check_budget(_chunks_with_grad_on)),
+]

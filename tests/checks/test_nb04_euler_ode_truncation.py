@@ -4,6 +4,7 @@ import pytest
 
 from course_utils.checks import ExerciseFailed
 from course_utils.checks import nb04_euler_ode_truncation as checks
+from course_utils.problems.ode import DT, euler_problem, window_tradeoff
 
 
 @pytest.mark.parametrize("step,complaint", [
@@ -37,3 +38,19 @@ def test_a_graph_that_grows_across_steps_fails_with_the_checkers_prefix():
     with pytest.raises(ExerciseFailed) as caught:
         checks.check_detach(step_keeping_a_graph_per_step)
     assert str(caught.value).startswith("[FAIL] Place the detach(): graph memory grew across steps")
+
+
+def _window_without_the_base(budget_bytes):
+    """W4: ``budget // per_step`` forgets the base term of ``base + k * per_step``."""
+    field, x0, targets = euler_problem()
+    peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [2, 3]).items()}
+    return int(min(len(targets), budget_bytes // (peaks[3] - peaks[2])))
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_detach", "Detach the state going *in*",
+     lambda m: m.check_detach(lambda field, x, dt: (x + dt * field(x)).detach())),
+    ("check_window", "the base counts too", lambda m: m.check_window(_window_without_the_base)),
+]

@@ -38,3 +38,24 @@ def test_the_leak_bytes_checker_wants_the_leaf_and_its_grad():
     with pytest.raises(ExerciseFailed, match="which of them got a .grad"):
         checks.check_leak_bytes(lambda n_points, laplacian: 4 + 12 * n_points)
     assert checks.check_leak_bytes(lambda n_points, laplacian: 4 + (24 * n_points if laplacian == "nested" else 0)).passed
+
+
+def _live_meter_only(step):
+    """reads only the live meter, so a kept graph looks like kept tensors."""
+    from course_utils import LiveTensors, Trace
+    trace = Trace("step")
+    with LiveTensors() as live:
+        for i in range(6):
+            step()
+            trace.record(i, live=live.bytes)
+    growth = trace.growth_per_step("live", skip=1)
+    return ("tensors" if growth > 0 else "nothing"), growth
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_diagnosis", "graph meter grows", lambda m: m.check_diagnosis(_live_meter_only)),
+    ("check_leak_bytes", "which of them got a .grad",
+     lambda m: m.check_leak_bytes(lambda n_points, laplacian: 4 + (3 * 4 * n_points if laplacian == "nested" else 0))),
+]

@@ -35,3 +35,18 @@ def test_chunk_checker_wants_the_largest_chunk_that_fits():
     with pytest.raises(ExerciseFailed, match="also fit"):
         checks.check_chunk_size(lambda model, points, budget: sizes[1])
     assert checks.check_chunk_size(lambda model, points, budget: 128).passed
+
+
+def _row_sums(u, points):
+    """grad of the whole (N, 3) gradient with grad_outputs=ones sums the Hessian's rows."""
+    first, = torch.autograd.grad(u, points, torch.ones_like(u), create_graph=True)
+    second, = torch.autograd.grad(first, points, torch.ones_like(first), create_graph=True)
+    return second[:, 0] + second[:, 1]
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
+# (called with this notebook's checker module) and a fragment of the message that must explain it.
+WRONG = [
+    ("check_laplacian", "ROW SUMS", lambda m: m.check_laplacian(_row_sums)),
+    ("check_chunk_size", "over the budget", lambda m: m.check_chunk_size(lambda model, points, budget: 256)),
+]

@@ -69,3 +69,19 @@ def test_the_right_fixes_of_the_object_mysteries_pass(name, fix):
 def test_a_detached_tensor_per_evaluation_still_grows_and_is_refused():
     with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)kept by state.worst_residuals\[-1\]"):
         check_fix("fit_state", lambda: ("append(residual.abs().max())", "append(residual.abs().max().detach())"))
+
+
+# The floor that tests/checks/test_wrong_answers.py holds every clinic script to: (script, the line it leaks on, a
+# plausible wrong fix, a fragment of the message that must explain it).
+CLINIC = [
+    ("loss_history", "losses.append(loss)", "losses.append(loss.detach())", "still grows every step"),
+    # W3: flat, and it trains the same, but it keeps the graph that backward() should free
+    ("input_gradient", "loss.backward(create_graph=True)", "loss.backward(retain_graph=True)", "retain_graph=True keeps it"),
+    ("activation_hook", "history.append(output.std())", "history.append(output.std().detach())", "still grows every step"),
+    ("derivative_cache", "key = (id(y), id(x))", "key = (y, x)", "still grows every step"),
+    ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()', "gradient of encoder.weight differs"),
+    ("running_loss", "running_loss = running_loss + loss\n", "running_loss += loss\n", "still grows every step"),
+    ("trainer_class", "self.total_loss += loss\n", "self.total_loss = self.total_loss + loss\n", "still grows every step"),
+    # a detached tensor per evaluation has no graph, but the list still gains a tensor every evaluation
+    ("fit_state", "append(residual.abs().max())", "append(residual.abs().max().detach())", "still grows every step"),
+]

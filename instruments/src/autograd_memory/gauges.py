@@ -37,20 +37,13 @@ from .budget import memory_budget
 from .extras import require
 from .ipython_internals import in_kernel as _in_kernel
 from .ipython_internals import shell as _shell
-from .meters import GraphMemory, LiveTensors, device_memory
+from .meter_registry import EXACT, METERS
+from .meters import device_memory
 from .trace import Trace
 from .units import format_bytes
 
-__all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary", "METERS"]
+__all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary"]
 
-METERS = {  # name -> what the row is called
-    "saved": "saved for backward",
-    "live": "live tensors",
-    "rss": "process RSS (OS view)",
-    "cuda_allocated": "CUDA allocated",
-    "cuda_reserved": "CUDA reserved",
-}
-EXACT_METERS = ("saved", "live")
 LIVE_ONLY = "amlab_live_only"  # output metadata: a view only a live kernel shows (tools/handouts.py drops it)
 GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
 _now = time.monotonic  # the throttle's clock (tests replace it)
@@ -145,8 +138,7 @@ class GaugeModel:
     (<GaugeStatus.FINISHED: 'finished'>, [4000])
     """
 
-    def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
-                 title="Memory"):
+    def __init__(self, meters=tuple(METERS), budget=None, title="Memory"):
         if not meters:
             raise ValueError(f"a gauge needs at least one meter; the gauge knows: {', '.join(METERS)}")
         if budget is not None and budget <= 0:
@@ -158,11 +150,12 @@ class GaugeModel:
         if budget is not None and "live" not in meters:
             raise ValueError("a budget applies to the live meter: add 'live' to meters")
         self.meters = tuple(meters)
+        self._exact = tuple(METERS[name] for name in self.meters if METERS[name].exact)  # read at every sample
         self.budget = budget
         self.title = title
         self.shown_title = None  # the title a view shows: ``title``, numbered when a cell shows it twice (_unique_title)
         self.trace = Trace(title)
-        self.live = self.graph = None  # this run's meters
+        self.instruments = {}  # this run's exact meters, by name (a memory_budget for "live" when budgeted)
         self.status = GaugeStatus.NOT_STARTED
         self.error = ""  # the exception that stopped the run, as "KeyError: 'missing'"
         self.steps_started = 0  # items handed to the loop body (track); samples count completed steps
@@ -171,6 +164,9 @@ class GaugeModel:
         self.device_peaks = {}
         self._included = []
         self._stack = None
+
+    live = property(lambda self: self.instruments.get("live"))
+    graph = property(lambda self: self.instruments.get("saved"))
 
     @property
     def running(self):
@@ -192,15 +188,16 @@ class GaugeModel:
         """Enter fresh meters and start a fresh trace."""
         if self._stack is not None:
             raise RuntimeError("this gauge is already running; a gauge drives one loop at a time")
-        self.live = memory_budget(self.budget) if self.budget is not None else LiveTensors()
-        self.graph = GraphMemory()
+        self.instruments = {name: METERS[name].instrument() for name in EXACT}
+        if self.budget is not None:
+            self.instruments["live"] = memory_budget(self.budget)
         self.trace = Trace(self.title)
         self.status, self.error = GaugeStatus.RUNNING, ""
         self.steps_started, self.total = 0, total
         self.device_peaks = {}
         on_device = device_memory()
-        self.available = {name: name in EXACT_METERS or name in on_device for name in self.meters}
-        with contextlib.ExitStack() as stack:
+        self.available = {name: METERS[name].exact or name in on_device for name in self.meters}
+        with contextlib.ExitStack() as stack:  # the live meter first: a graph meter inside it shares its record of births
             if "live" in self.meters:
                 stack.enter_context(self.live)
                 self.live.track(*(obj for obj in (ref() for ref in self._included) if obj is not None))
@@ -244,30 +241,21 @@ class GaugeModel:
 
     # ------------------------------------------------------------ readings
     def exact_readings(self):
-        readings = {}
-        if "live" in self.meters:
-            readings["live"] = self.live.bytes
-        if "saved" in self.meters:
-            readings["saved"] = self.graph.bytes
-        return readings
+        return {meter.name: meter.read(self.instruments[meter.name]) for meter in self._exact}
 
     def device_readings(self):
-        wanted = [name for name in self.meters if name not in EXACT_METERS and self.available.get(name)]
+        wanted = [name for name in self.meters if not METERS[name].exact and self.available.get(name)]
         if not wanted:
             return {}
         on_device = device_memory()
-        readings = {name: on_device[name] for name in wanted}
+        readings = {name: METERS[name].read(on_device) for name in wanted}
         for name, value in readings.items():
             self.device_peaks[name] = max(value, self.device_peaks.get(name, value))
         return readings
 
     def peak(self, name):
         """Exact meters know their own peak (between samples too); device counters: the highest sample."""
-        if name == "live":
-            return self.live.peak
-        if name == "saved":
-            return self.graph.peak
-        return self.device_peaks.get(name)
+        return METERS[name].peak(self.instruments.get(name), self.device_peaks.get(name))
 
     def last(self, name):
         series = self.trace.values.get(name, [])
@@ -337,10 +325,10 @@ class GaugeModel:
         rows = []
         for name in self.shown_meters():
             if not self.available.get(name, False):
-                rows.append((METERS[name], "not available here", "", "", ""))
+                rows.append((METERS[name].label, "not available here", "", "", ""))
                 continue
             series = self.trace.values.get(name, [])
-            rows.append((METERS[name], format_bytes(self.last(name)), format_bytes(self.peak(name)),
+            rows.append((METERS[name].label, format_bytes(self.last(name)), format_bytes(self.peak(name)),
                          format_bytes(self.growth(name), signed=True) + "/step", _sparkline_svg(series)))
         return GaugeSummary(self.shown_title or self.title, rows, self.status_line())
 
@@ -357,7 +345,7 @@ class _WidgetView:
         text = {"style": {"font_size": f"{display_settings.WIDGET_PX}px"}} if display_settings.is_large() else {}
         rows = []
         for name in model.shown_meters():
-            label = w.Label(METERS[name], layout=w.Layout(width="11em"), **text)
+            label = w.Label(METERS[name].label, layout=w.Layout(width="11em"), **text)
             if not model.available[name]:
                 na = w.HTML("<i>not available here</i>", **text).add_class("amlab-gauge-na")
                 rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
@@ -434,7 +422,7 @@ class _HtmlView:
         cell = "<td style='padding:0.1em 0.6em 0.1em 0;text-align:{}' class='{}'>{}</td>"
         rows = []
         for name in model.shown_meters():
-            label = cell.format("left", "amlab-gauge-label", html.escape(METERS[name]))
+            label = cell.format("left", "amlab-gauge-label", html.escape(METERS[name].label))
             if not model.available.get(name, False):
                 rows.append(f"<tr class='amlab-gauge-row amlab-gauge-{name}'>{label}"
                             f"<td colspan='4' class='amlab-gauge-na'><i>not available here</i></td></tr>")
@@ -500,8 +488,8 @@ class MemoryGauge:
                 ...
                 gauge.sample(step)
 
-    ``meters``: any of ``saved``, ``live``, ``rss``, ``cuda_allocated``, ``cuda_reserved``; a meter this
-    machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
+    ``meters``: any of :data:`~autograd_memory.meter_registry.METERS` (``saved``, ``live``, ``rss``, ``cuda_allocated``,
+    ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
     the live meter becomes a :func:`memory_budget`, its row turns orange then red as the budget
     nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
     Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.
@@ -513,8 +501,7 @@ class MemoryGauge:
     shown by a view.
     """
 
-    def __init__(self, meters=("saved", "live", "rss", "cuda_allocated", "cuda_reserved"), budget=None,
-                 title="Memory", max_redraws_per_second=10, mode="auto"):
+    def __init__(self, meters=tuple(METERS), budget=None, title="Memory", max_redraws_per_second=10, mode="auto"):
         if max_redraws_per_second <= 0:
             raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
         if mode not in ("auto", "widget", "html", "text"):

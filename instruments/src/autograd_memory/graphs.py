@@ -35,7 +35,7 @@ import torch
 
 from . import torch_internals as internals
 from .extras import GRAPHVIZ_INSTALL, require
-from .meters import GraphMemory, _Saved, reading_saved_for_display
+from .meters import KINDS, GraphMemory, _Saved, reading_saved_for_display
 from .tables import ShowsAsText, Table
 from .units import format_bytes
 
@@ -355,7 +355,7 @@ def graph_table(outputs, params=None, max_nodes=MAX_WALK):
     stack = node = None
 
     storages = {}  # id(storage) -> storage: kept alive while we count, so ids stay unique
-    total, by_kind = 0, {"parameters": 0, "inputs": 0, "activations": 0}
+    total, by_kind = 0, dict.fromkeys(KINDS, 0)
     nodes = []
     for node in order:
         graph_node = GraphNode(index=index[node], op=type(node).__name__,

@@ -81,7 +81,7 @@ def timeline_magic(line, cell):
 def memory_magic(line=""):
     import torch
 
-    from .gauges import METERS
+    from .meter_registry import label
     from .meters import device_memory
     from .tables import Table
     from .torch_internals import storages_of
@@ -92,7 +92,7 @@ def memory_magic(line=""):
         if isinstance(obj, torch.Tensor):
             storages.update((id(storage), storage) for storage in storages_of(obj))
     held = sum(storage.nbytes() for storage in storages.values())
-    rows = [(METERS.get(key, key), format_bytes(value)) for key, value in device_memory().items()]
+    rows = [(label(key), format_bytes(value)) for key, value in device_memory().items()]
     rows.append((f"tensors Python objects hold ({len(storages)} storages)", format_bytes(held)))
     return Table(("reading", "bytes"), rows, align="lr",
                  caption="tensors only autograd holds (saved for backward) are not in the last row: GraphMemory sees them")

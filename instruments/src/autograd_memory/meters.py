@@ -39,7 +39,7 @@ from .units import format_bytes
 _STRIDED = torch.strided
 _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage
 
-__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory"]
+__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "KINDS"]
 
 
 def _tensors_in(value):
@@ -477,7 +477,7 @@ _UNSUPPORTED = (
     "graph's included), or run measure(fn), which falls back to LiveTensors by itself."
 )
 
-_KINDS = ("parameters", "inputs", "activations")
+KINDS = ("parameters", "inputs", "activations")  # what GraphMemory files a saved storage under (_kind)
 
 
 def _alias(tensor):
@@ -564,7 +564,7 @@ class GraphMemory(_Meter):
         super().__init__()
         self._slots = {}  # id(storage) -> [slots alive, nbytes, kind]
         self._held = {}  # id(weakref to a _Saved) -> (that weakref, id(storage)): the records _rebuild trusts
-        self._by_kind = dict.fromkeys(_KINDS, 0)
+        self._by_kind = dict.fromkeys(KINDS, 0)
         self._hooks = None
         self._counting = [self]  # this meter and the GraphMemory meters it is nested in
         self._births = None  # a LiveTensors meter that knows which storages were made inside
@@ -689,7 +689,7 @@ class GraphMemory(_Meter):
         self._held = {ref_id: (ref, key) for ref_id, (ref, key) in self._held.items() if ref() is not None}
         alive = Counter(key for _ref, key in self._held.values())
         self._slots = {key: [alive[key], slot[1], slot[2]] for key, slot in self._slots.items() if alive[key]}
-        self._by_kind = dict.fromkeys(_KINDS, 0)
+        self._by_kind = dict.fromkeys(KINDS, 0)
         for _count, nbytes, kind in self._slots.values():
             self._by_kind[kind] += nbytes
         self._bytes = sum(self._by_kind.values())

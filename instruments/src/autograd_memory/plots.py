@@ -16,7 +16,7 @@ are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the fi
 """
 from typing import TYPE_CHECKING, Optional
 
-from .gauges import METERS
+from . import meter_registry
 from .display_settings import SIZES_PX, is_large, points
 from .extras import require
 from .trace import Trace
@@ -72,8 +72,8 @@ def plot_trace(trace: Trace, meters: Optional[list] = None, title: Optional[str]
     for ax, meter in zip(axes, meters):
         steps, values = trace.series(meter)
         ax.plot(steps, values, marker="o" if len(steps) < 30 else None, linewidth=2,
-                label=_growth_label(METERS.get(meter, meter), trace, meter))
-        ax.set_title(METERS.get(meter, meter), fontsize=_size("title"))
+                label=_growth_label(meter_registry.label(meter), trace, meter))
+        ax.set_title(meter_registry.label(meter), fontsize=_size("title"))
         ax.legend(fontsize=_size("legend"), loc="upper left")
         _bytes_axis(ax)
     fig.tight_layout()
@@ -99,7 +99,7 @@ def compare_traces(traces: dict, meters: Optional[list] = None, title: str = "Le
         for name, trace in traces.items():
             steps, values = trace.series(meter)
             ax.plot(steps, values, linewidth=2.5, label=_growth_label(name, trace, meter))
-        ax.set_title(METERS.get(meter, meter), fontsize=_size("title"))
+        ax.set_title(meter_registry.label(meter), fontsize=_size("title"))
         ax.legend(fontsize=_size("legend"), loc="upper left")
         _bytes_axis(ax)
     fig.tight_layout()

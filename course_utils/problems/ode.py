@@ -25,7 +25,7 @@ from torch.utils.checkpoint import checkpoint
 from .models import TanhMLP
 from autograd_memory.meters import GraphMemory
 
-__all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss", "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff"]
+__all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss", "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff", "DT", "euler_problem"]
 
 ROTATION = torch.tensor([[0.0, 1.0], [-1.0, 0.0]])  # harmonic oscillator: position' = velocity, velocity' = -position
 
@@ -57,7 +57,7 @@ def euler(field: Callable, x0: torch.Tensor, dt: float, steps: int, detach: bool
 
 
 def VectorField(width: int = 64, hidden_layers: int = 1, seed: int = 0) -> TanhMLP:
-    """A learned field ``f_theta``: a ``2 -> width -> 2`` tanh MLP (:class:`~course_utils.models.TanhMLP`).
+    """A learned field ``f_theta``: a ``2 -> width -> 2`` tanh MLP (:class:`~course_utils.problems.models.TanhMLP`).
 
     Per Euler step with grad, the graph saves the incoming state (``batch x 2``) and the tanh output
     (``batch x width``): ``step_bytes(batch, width)`` in float32.
@@ -155,3 +155,16 @@ def window_tradeoff(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Ten
             gradient = truncated_gradient(field, x0, targets, dt, window)
         table[window] = (graph.peak, cosine_similarity(gradient, full))
     return table
+
+
+DT = 0.05  # notebook 04's step
+
+
+def euler_problem(batch: int = 64, steps: int = 60, width: int = 64) -> tuple:
+    """Notebook 04's set-up, which its checkers and its explorer share: ``(field, x0, targets)`` with fixed seeds.
+
+    >>> field, x0, targets = euler_problem(batch=4, steps=3, width=8)
+    >>> tuple(x0.shape), len(targets)
+    ((4, 2), 3)
+    """
+    return (VectorField(width), *make_problem(batch, steps, DT))

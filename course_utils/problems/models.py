@@ -3,7 +3,7 @@
 Notebooks 03 (the integrand), 04 (the vector field), 05 (the PINN and the Laplacian methods), the selftest
 and the benchmarks all build on it, so a byte count derived for one is derived for all: each hidden layer
 saves one ``points x width`` tanh output. It also carries its own forward-mode Laplacian
-(:meth:`TanhMLP.value_gradient_laplacian`), which :func:`course_utils.laplacians.laplacian_forward` calls.
+(:meth:`TanhMLP.value_gradient_laplacian`), which :func:`course_utils.problems.laplacians.laplacian_forward` calls.
 
 >>> import torch
 >>> net = TanhMLP(inputs=2, outputs=2, width=8)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 __all__ = ["Reference", "load_reference", "reference_names", "REFERENCE_DIR"]
 
-REFERENCE_DIR = pathlib.Path(__file__).resolve().parents[1] / "data" / "reference"
+REFERENCE_DIR = pathlib.Path(__file__).resolve().parents[2] / "data" / "reference"
 _SHOWN = set()  # the files whose full provenance this process has printed
 
 

@@ -6,15 +6,15 @@ The problem: ``u_t = alpha * (u_xx + u_yy)`` on ``[0,1]^2 x [0,1]``, zero on the
 What is here:
 
 * the model :class:`HeatPINN`, whose ansatz ``u = sin(pi x) sin(pi y) (1 + t * mlp(x, y, t))`` meets the
-  boundary and initial conditions exactly (the MLP is :class:`course_utils.models.TanhMLP`);
+  boundary and initial conditions exactly (the MLP is :class:`course_utils.problems.models.TanhMLP`);
 * the residual and loss (:func:`heat_residual`, :func:`residual_loss`) with any Laplacian method of
-  :mod:`course_utils.laplacians`, gradient accumulation over chunks of points (:func:`chunked_backward`),
+  :mod:`course_utils.problems.laplacians`, gradient accumulation over chunks of points (:func:`chunked_backward`),
   the whole loss with each chunk's residual checkpointed, for one backward (:func:`checkpointed_loss`),
   the fixed training step (:func:`train_step`) and its error (:func:`relative_l2_error`);
 * the pattern as it is usually posted, "memory fixes" included (:func:`usual_pattern`), so that tests and
   notebook examine the same code.
 
->>> from course_utils.laplacians import laplacian_forward, laplacian_nested
+>>> from course_utils.problems.laplacians import laplacian_forward, laplacian_nested
 >>> model = HeatPINN(width=16, depth=2)
 >>> points = sample_points(8)
 >>> u, gradient, laplacian = laplacian_forward(model, points, dims=SPACE)
@@ -29,7 +29,7 @@ from typing import Callable, Optional
 import torch
 from torch import nn
 
-from .laplacians import laplacian_forward, laplacian_nested
+from .laplacian_methods import laplacian_forward, laplacian_nested
 from .models import TanhMLP
 
 __all__ = ["ALPHA", "SPACE", "TIME", "exact_solution", "sample_points", "grid_points", "HeatPINN",

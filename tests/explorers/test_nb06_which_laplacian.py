@@ -1,0 +1,36 @@
+"""Notebook 06's explorer (course_utils.explorers.nb06_which_laplacian): each method's live reading is what a fresh
+LiveTensors reads around the same step, drawn over the shipped reference data."""
+import gc
+
+import pytest
+import torch
+
+from course_utils import LiveTensors, laplacians, pinn
+from course_utils.explorers import nb06_which_laplacian as explorers
+from course_utils.problems.models import TanhMLP
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tiny tensors: a second thread only contends for the cores
+
+
+@pytest.mark.parametrize("method", list(laplacians.METHODS))
+def test_laplacian_readings_match_an_independent_live_meter(method):
+    for d in (2, 8):
+        reading = explorers.laplacian_reading(method, d)
+        net = TanhMLP(d + 1, width=explorers.LIVE_WIDTH, hidden_layers=explorers.LIVE_DEPTH)
+        points = torch.rand(explorers.LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
+        gc.collect()
+        with LiveTensors() as live:
+            pinn.residual_loss(net, points, method=laplacians.METHODS[method]).backward()
+        assert reading.peak == live.peak, f"d = {d}: the explorer read {reading.peak}, a fresh LiveTensors {live.peak}"
+        assert (reading.saved is None) == method.startswith("torch.func"), f"d = {d}"
+        assert reading.ms > 0
+
+
+def test_laplacian_explorer_draws_live_points_over_the_reference_data():
+    explorer = explorers.laplacian_methods()
+    explorer.update(d=4)
+    reading = explorer.update(method="Hutchinson, 1 probe (stochastic)")
+    assert reading.reference["options"]["n"] > explorers.LIVE_POINTS, "the lines come from data/laplacian_cpu.json"
+    assert set(reading.measured) == {("forward Laplacian (one pass)", 2),
+                                     ("forward Laplacian (one pass)", 4), ("Hutchinson, 1 probe (stochastic)", 4)}
+    assert reading.html().count("<svg") == 1 and "laplacian_cpu.json" in reading.html()

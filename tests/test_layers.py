@@ -1,0 +1,100 @@
+"""Imports run down the layers that CONTRIBUTING.md's "Layers" line names, lowest first, and never in a circle.
+
+Every ``import`` of every module of both packages counts, the ones inside functions too (a lazy import is still a
+dependency). A module may import its own layer's modules and any lower layer's; two layers named on the same step
+(``checks``, ``explorers``) are siblings and import neither each other nor upward. Within the course no two modules
+import each other (the instruments keep two deliberate circles: the drift guard runs when ``torch_internals`` is first
+imported, and ``sites`` reads the package's ``LIBRARY_DIRS``).
+"""
+import ast
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
+PACKAGES = {"course_utils": ROOT / "course_utils", "autograd_memory": ROOT / "instruments" / "src" / "autograd_memory"}
+
+
+def module_name(package, path):
+    parts = [package, *path.relative_to(PACKAGES[package]).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(package, path): path for package, folder in PACKAGES.items() for path in sorted(folder.rglob("*.py"))}
+
+
+def layers():
+    """``{layer: rank}`` from CONTRIBUTING.md's line "Layers, lowest first: `a` < `b`, `c` < ...\"."""
+    line = next((line for line in (ROOT / "CONTRIBUTING.md").read_text().splitlines() if line.startswith("Layers, lowest first")),
+                None)
+    assert line, "CONTRIBUTING.md needs its line 'Layers, lowest first: `autograd_memory` < ...'"
+    steps = line.split(":", 1)[1].split(" < ")
+    return {layer: rank for rank, step in enumerate(steps) for layer in re.findall(r"`([\w.]+)`", step)}
+
+
+LAYERS = layers()
+
+
+def layer_of(module):
+    """The longest layer that ``module`` is, or is inside of."""
+    return max((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")), key=len, default=None)
+
+
+def imports(module):
+    """The modules of both packages that ``module`` imports, anywhere in its code: ``{imported: line}``."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:  # `import a.b.c` of a name inside a module: the module
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                found.setdefault(name, node.lineno)
+    return found
+
+
+GRAPH = {module: imports(module) for module in MODULES}
+
+
+def test_the_layers_cover_both_packages_and_each_folder_of_the_course():
+    assert layer_of("autograd_memory.meters") == "autograd_memory" and "course_utils" in LAYERS
+    folders = {f"course_utils.{path.name}" for path in PACKAGES["course_utils"].iterdir() if (path / "__init__.py").exists()}
+    assert folders <= set(LAYERS), f"name these folders in CONTRIBUTING.md's Layers line: {sorted(folders - set(LAYERS))}"
+    assert len(MODULES) > 50
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_import_runs_upward_or_sideways(module):
+    own = layer_of(module)
+    wrong = {f"{imported} (line {line}, layer {layer_of(imported)})": line for imported, line in GRAPH[module].items()
+             if layer_of(imported) != own and LAYERS[layer_of(imported)] >= LAYERS[own]}
+    assert not wrong, f"{module} (layer {own}) imports from its own rank or above: {sorted(wrong)}"
+
+
+def test_no_modules_of_the_course_import_each_other_in_a_circle():
+    state, cycles = {}, []
+
+    def visit(module, path):
+        state[module] = "open"
+        for imported in (name for name in GRAPH[module] if name.startswith("course_utils")):
+            if state.get(imported) == "open":
+                cycles.append(" -> ".join(path[path.index(imported):] + [imported]))
+            elif imported not in state:
+                visit(imported, path + [imported])
+        state[module] = "done"
+
+    for module in (name for name in MODULES if name.startswith("course_utils")):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, f"modules that import each other (move what both need one layer down): {cycles}"
