@@ -1,4 +1,4 @@
-"""The instruments installed alone: a fresh virtualenv with only the pinned torch and `pip install ./instruments`
+"""The instruments installed alone: a fresh virtualenv with only torch (the one this suite runs on) and `pip install ./instruments`
 passes the package's own tests (those that need an extra or Jupyter skip, saying so), imports the installed copy,
 and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step).
 
@@ -20,8 +20,6 @@ from packaging.utils import canonicalize_name
 from project import pyproject
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
-
-PIN = next(r for r in pyproject(ROOT)["project"]["optional-dependencies"]["pinned"] if r.startswith("torch=="))
 
 
 def requirement_closure(requirements):
@@ -60,7 +58,7 @@ def test_the_instruments_alone_in_a_fresh_virtualenv(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
     package = pyproject(ROOT / "instruments")["project"]
-    needed = [PIN, *package["dependencies"], *package["optional-dependencies"]["test"],
+    needed = [*package["dependencies"], *package["optional-dependencies"]["test"],
               *pyproject(ROOT / "instruments")["build-system"]["requires"]]
     link_into(venv, requirement_closure(needed).values())
     pip = [sys.executable, "-m", "pip", "--python", python, "--disable-pip-version-check"]

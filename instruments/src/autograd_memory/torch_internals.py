@@ -365,7 +365,9 @@ def saved_tensors_of(node):
     and the tensors a custom ``autograd.Function`` kept on ``ctx`` as attributes (``ctx.x = x``).
 
     Relies on: nodes exposing ``_raw_saved_<name>`` (``_raw_saved_tensors`` on custom Functions) as
-    ``SavedTensor`` objects whose ``data`` is the saved tensor, and a custom Function's node being its
+    ``SavedTensor`` objects whose ``data`` is the saved tensor (torch >= 2.10; older torches: the slot
+    ``_saved_<name>`` / ``saved_tensors`` unpacked by :func:`read_saved_slot`, which refuses any unpack hook,
+    so a checkpointed slot is left out rather than recomputed), and a custom Function's node being its
     ``ctx`` (a Python object with a ``__dict__``). Guarded by:
     test_holders.py::test_a_tensor_saved_by_a_graph_is_held_by_the_variable_that_keeps_the_graph and
     ::test_a_custom_function_ctx_attribute_is_found.
@@ -380,12 +382,12 @@ def saved_tensors_of(node):
     tensors = []
     for name in names:
         try:
-            raw = getattr(node, name)
-        except RuntimeError:  # freed by backward
+            raw = getattr(node, name) if SAVED_TENSOR_EXPOSES_HOOKS else _unpacked(node, name)
+        except (RuntimeError, SlotNotRead):  # freed by backward; modified in place; packed by a hook not ours
             continue
         for item in raw if isinstance(raw, (tuple, list)) else (raw,):
             try:
-                data = getattr(item, "data", None)
+                data = item if isinstance(item, torch.Tensor) else getattr(item, "data", None)
             except RuntimeError:
                 continue
             if isinstance(data, torch.Tensor):
@@ -394,6 +396,12 @@ def saved_tensors_of(node):
     if context:
         tensors += [value for value in context.values() if isinstance(value, torch.Tensor)]
     return tensors
+
+
+def _unpacked(node, raw_name):
+    """Older torches: the slot behind ``_raw_saved_<name>`` unpacked, refusing any unpack hook (read_saved_slot)."""
+    attribute = "saved_tensors" if raw_name == "_raw_saved_tensors" and hasattr(node, "saved_tensors") else raw_name[4:]
+    return read_saved_slot(node, attribute)[0]
 
 
 from .drift import warn_if_untested  # noqa: E402  (the probes use the functions above)
