@@ -218,3 +218,27 @@ def test_the_tools_docstring_examples_run():
     import doctest
     result = doctest.testmod(guide)
     assert result.attempted >= 3 and result.failed == 0, f"tools/instructor_guide.py's examples: {result}"
+
+
+def test_a_new_notebook_gets_its_section_of_the_guide_from_write(tmp_path, root):
+    copy_course(root, tmp_path)
+    new = tmp_path / "notebooks" / "08_new_topic.ipynb"
+    notebook = nbformat.read(tmp_path / "notebooks" / "07_find_the_leak.ipynb", as_version=4)
+    index = guide.title_cell(notebook, new.name)
+    notebook.cells[index].source = notebook.cells[index].source.replace("# 07 · Find the leak in your own code",
+                                                                        "# 08 · A new topic", 1)
+    nbformat.write(notebook, new)
+    shutil.copy(tmp_path / "solutions" / "07_find_the_leak.py", tmp_path / "solutions" / "08_new_topic.py")
+    times = json.loads((tmp_path / guide.RUN_TIMES).read_text())  # as `benchmarks/notebooks.py --json` records it
+    times["notebooks"]["08_new_topic"] = times["notebooks"]["07_find_the_leak"]
+    (tmp_path / guide.RUN_TIMES).write_text(json.dumps(times))
+
+    assert guide.GUIDE in guide.stale(tmp_path, write=True)
+    text = (tmp_path / guide.GUIDE).read_text()
+    section = text.index("## 08 · A new topic")
+    assert text.index("## 07 · Find the leak") < section < text.index("## When your numbers differ"), (
+        "the new section comes after the last notebook's")
+    assert text.index(guide.markers("checks-08")[1]) > text.index(guide.markers("objectives-08")[0]) > section
+    start, end = guide.markers("objectives-08")
+    assert text[text.index(start) + len(start):text.index(end)].strip(), "--write filled the new section's blocks"
+    assert guide.stale(tmp_path) == {}, "after --write everything is current"

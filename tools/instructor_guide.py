@@ -558,9 +558,35 @@ def markers(name):
     return f"<!-- {name}: written by tools/instructor_guide.py --write -->", f"<!-- /{name} -->"
 
 
+def section_skeleton(path):
+    """A new notebook's section of the guide: its heading and generated blocks, ready for the lecturer's notes.
+
+    >>> print(section_skeleton(ROOT / "notebooks" / "00_start_here.ipynb").splitlines()[0])
+    ## 00 · Start here — Autograd Memory Lab
+    """
+    notebook = nbformat.read(path, as_version=4)
+    title = notebook.cells[title_cell(notebook, path.name)].source.splitlines()[0].removeprefix("# ")
+    number = path.stem[:2]
+    blocks = "\n\n".join("\n".join(markers(f"{kind}-{number}")) for kind in ("objectives", "time", "checks"))
+    return f"## {title}\n\n[`notebooks/{path.name}`](../notebooks/{path.name})\n\n{blocks}\n\n"
+
+
+def with_new_sections(text, root=ROOT):
+    """The guide with a section (:func:`section_skeleton`) for each notebook that has none, after the last
+    notebook's section: adding a notebook needs no hand edit here."""
+    for path in notebook_paths(root):
+        if markers(f"objectives-{path.stem[:2]}")[0] in text:
+            continue
+        sections = [found.start() for found in re.finditer(r"^## (\d\d) · ", text, re.M)]
+        after = re.compile(r"^## (?!\d\d · )", re.M).search(text, sections[-1] + 1) if sections else None
+        at = after.start() if after else len(text)
+        text = text[:at] + section_skeleton(path) + text[at:]
+    return text
+
+
 def updated_guide(root=ROOT):
-    """The guide's text with every generated block current."""
-    text = (root / GUIDE).read_text()
+    """The guide's text with every generated block current (and a section for a notebook that had none)."""
+    text = with_new_sections((root / GUIDE).read_text(), root)
     for name, body in blocks(root).items():
         start, end = markers(name)
         pattern = re.compile(r"^([ \t]*)" + re.escape(start) + r".*?" + re.escape(end), re.S | re.M)
