@@ -570,8 +570,10 @@ def model_block(root=ROOT):
 def blocks(root=ROOT):
     """``{block name: text}``: every generated block of the guide."""
     measured = run_times(root)["notebooks"]
+    import lecture_edition  # it reads the lecture path with this module's parsing: imported here, not at the top
+
     found = {"model": model_block(root), "memory": memory_block(root), "torch": torch_block(root),
-             "fast-path": fast_path_block(root)}
+             "fast-path": fast_path_block(root), "condensed": lecture_edition.condensed_block(root)}
     for path in notebook_paths(root):
         number = path.stem[:2]
         found[f"objectives-{number}"] = objectives_block(path)
