@@ -5,8 +5,12 @@
 #   make test TORCH=2.14.1   the same suite on another torch, in its own environment (.venv-torch-2.14.1)
 #   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser (about a minute)
 #   make fresh NOTEBOOK=01_graph_lifecycle   a fresh copy of one notebook in my_notebooks/ (the old one is kept)
-#   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept), projector-readable slides, plots and gauges
+#   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept, each live section's minutes in
+#                            its notes), projector-readable slides, plots and gauges
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
+#   make present CONDENSED=1 the condensed lecture: the lecture path's notebooks (docs/instructors.md) in lecture_condensed/, only the
+#                            path's live sections and each title on slides (the rest hidden, still run); make slides CONDENSED=1: its
+#                            decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
@@ -29,6 +33,10 @@ STAMP  := $(VENV)/.installed
 # `make test` runs on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its kernel's state).
 WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope)
+# CONDENSED=1: `make present` and `make slides` show the condensed lecture (tools/lecture_edition.py); CONDENSED=0 or unset: all
+CONDENSED ?=
+CONDENSE := $(filter-out 0,$(CONDENSED))
+LECTURE_DIR := $(if $(CONDENSE),lecture_condensed,lecture_notebooks)
 # No screen (a server, a container, CI): do not try to open a browser, just print the URL with its token.
 NO_BROWSER := $(if $(filter Darwin,$(shell uname -s)),,$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY)),,--no-browser))
 # Containers and CI often run as root, which JupyterLab refuses unless told.
@@ -58,19 +66,20 @@ lab: setup
 	$(BIN)/python tools/my_notebooks.py
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/00_start_here.ipynb
 
-# The lecture: the lecture edition (speaker notes included: RISE's speaker view, key T) in lecture_notebooks/, served with RISE,
+# The lecture: the lecture edition (speaker notes included: RISE's speaker view, key T; each live section's minutes in its notes)
+# in lecture_notebooks/ (CONDENSED=1: lecture_condensed/, only the lecture path's live sections on slides), served with RISE,
 # opened on the lecture path's first notebook (docs/instructors.md). Every kernel it starts reads AMLAB_LECTURE=1 and switches
 # on course_utils.lecture_style() (plots, gauges, tables for the back row); RISE reads the projector stylesheet rise.css from
 # the notebooks' folder (tools/rise.css: text >= 24 px) and its settings from tools/jupyterlab_overrides.json (scroll on);
 # tools/labextensions/ patches its speaker view (key T).
 present: setup
-	$(BIN)/python tools/my_notebooks.py --lecture
-	cp tools/rise.css lecture_notebooks/rise.css
+	$(BIN)/python tools/my_notebooks.py $(if $(CONDENSE),--condensed,--lecture)
+	cp tools/rise.css $(LECTURE_DIR)/rise.css
 	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" \
-	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" lecture_notebooks/00_start_here.ipynb
+	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" $(LECTURE_DIR)/00_start_here.ipynb
 
 slides: setup
-	$(BIN)/python tools/handouts.py slides
+	$(BIN)/python tools/handouts.py slides $(if $(CONDENSE),--condensed)
 
 site: setup
 	$(BIN)/python tools/handouts.py site

@@ -1,6 +1,6 @@
 """Two editions from one source (tools/editions.py): the learner's edition (`make lab`'s my_notebooks/, learner/
 that the Colab and Binder links open, the reading site) has no speaker notes; the lecture edition (`make present`'s
-lecture_notebooks/, the decks of `make slides`) keeps every one."""
+lecture_notebooks/, the decks of `make slides`) keeps every one, with the lecture path's minutes (tools/lecture_edition.py)."""
 import pathlib
 import re
 import subprocess
@@ -10,6 +10,7 @@ import pytest
 
 import editions
 import handouts
+import lecture_edition
 import my_notebooks
 import setup_cell
 
@@ -46,7 +47,10 @@ def test_make_lab_copies_the_learners_edition_and_make_present_the_lecture_editi
     my_notebooks.copy_missing(root / "notebooks", lecture, lecture=True)
     for path in NOTEBOOKS:
         assert (mine / path.name).read_text() == (root / "learner" / path.name).read_text()
-        assert (lecture / path.name).read_bytes() == path.read_bytes(), "the lecturer's copy keeps the speaker notes"
+        copy = nbformat.read(lecture / path.name, as_version=4)
+        assert [lecture_edition.TIMING.sub("", c.source) for c in copy.cells] == [
+            c.source for c in nbformat.read(path, as_version=4).cells], (
+            "the lecturer's copy keeps the speaker notes, and adds only the lecture path's minutes to them")
     dry_run = {target: subprocess.run(["make", "-n", target, "PYTHON=true"], cwd=root, capture_output=True, text=True).stdout
                for target in ("lab", "present")}
     assert "tools/my_notebooks.py\n" in dry_run["lab"] and " my_notebooks/00_start_here.ipynb" in dry_run["lab"]

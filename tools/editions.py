@@ -1,7 +1,8 @@
 """The course's two editions, both generated from notebooks/ (the one source):
 
-- the **lecture edition** is notebooks/ as it is, speaker notes included: `make present` (lecture_notebooks/) and
-  `make slides` (the decks, where the notes are the speaker view, key S);
+- the **lecture edition** is notebooks/ with its speaker notes, each live section's minutes added to them
+  (tools/lecture_edition.py, which also condenses it): `make present` (lecture_notebooks/) and `make slides` (the
+  decks, where the notes are the speaker view, key S);
 - the **learner's edition** leaves out the speaker-notes cells (markdown cells whose slide type is ``notes``):
   `make lab` (my_notebooks/), the reading site (`make site`), and learner/, the committed copy that the README's
   Colab and Binder links open (Colab opens a path on GitHub, so that copy has to be in the repository).

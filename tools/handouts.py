@@ -1,11 +1,13 @@
 """Handouts that open with no network: a reveal.js deck per notebook (`make slides`) and a reading site (`make site`).
 
     python tools/handouts.py slides                 # build/slides/NN_name.slides.html and build/slides/index.html
+    python tools/handouts.py slides --condensed     # the condensed lecture's decks in build/slides-condensed/
     python tools/handouts.py site                   # build/site/index.html and one page per notebook
     python tools/handouts.py slides --build /tmp/b  # the same under /tmp/b/ instead of build/
 
 Both read the notebooks executed once into build/executed/ (tools/executed.py). The decks are the lecture
-edition (speaker notes in the speaker view, key S); the site is the learner's edition (tools/editions.py). Every file they write is
+edition (tools/lecture_edition.py: speaker notes in the speaker view, key S, with each live section's minutes;
+condensed, the lecture path alone); the site is the learner's edition (tools/editions.py). Every file they write is
 checked for an asset (script, style sheet, picture, font) that would come over the network, and the build
 fails if one does: reveal.js is copied from sphinx-revealjs's wheel, MathJax from django-static-mathjax's,
 the site's theme from sphinx-book-theme's. Live widgets (gauges, explorers) are dropped for the fallback
@@ -28,6 +30,8 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from editions import learner_edition  # noqa: E402
 from executed import ROOT, execute  # noqa: E402
+from instructor_guide import lecture_notebooks, lecture_path  # noqa: E402
+from lecture_edition import lecture_edition  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -256,12 +260,12 @@ def link_decks(nb):
     return nb
 
 
-def build_slides(executed, folder, log=print):
-    """One deck per executed notebook in ``folder``, reveal.js and MathJax beside them, and an index; return
-    ``{deck file name: slide count}``."""
+def build_slides(executed, folder, condensed=False, log=print):
+    """One deck per executed notebook in ``folder`` (the lecture edition, ``condensed`` or not), reveal.js and
+    MathJax beside them, and an index; return ``{deck file name: slide count}``."""
     import nbformat
 
-    start = time.perf_counter()
+    start, rows = time.perf_counter(), lecture_path()
     folder.mkdir(parents=True, exist_ok=True)
     copy_reveal(folder / "reveal.js")
     copy_mathjax(folder / "mathjax")
@@ -270,6 +274,7 @@ def build_slides(executed, folder, log=print):
         old.unlink()  # the deck of a notebook that is gone
     for path in executed:
         nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
+        nb = lecture_edition(nb, path.stem, rows, condensed)
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
         title = first_heading(nb) or path.stem
         nb.metadata["title"] = title
@@ -277,9 +282,12 @@ def build_slides(executed, folder, log=print):
         name = f"{path.stem}.slides.html"
         (folder / name).write_text(page)
         decks[name] = (title, slide_count(page))
-    rows = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides)</li>'
-                     for name, (title, count) in decks.items())
-    (folder / "index.html").write_text(INDEX_PAGE.format(rows=rows))
+    listed = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides)</li>'
+                       for name, (title, count) in decks.items())
+    slides = sum(count for _, count in decks.values())
+    minutes = sum(minutes for _, _, mode, minutes in rows if mode == "live")
+    summary = (CONDENSED_SUMMARY if condensed else SUMMARY).format(slides=slides, decks=len(decks), minutes=minutes)
+    (folder / "index.html").write_text(INDEX_PAGE.format(summary=summary, rows=listed))
     check_offline(folder)
     for name, (_, count) in decks.items():
         log(f"[slides] {name}: {count} slides")
@@ -294,11 +302,18 @@ INDEX_PAGE = """<!DOCTYPE html>
 <p>One deck per notebook, executed when it was built; every file it needs is in this folder, so it opens
 from disk with no network. In a deck: arrow keys or space to move, <kbd>S</kbd> for the speaker notes,
 <kbd>Esc</kbd> for an overview; add <code>?view=scroll</code> to a deck's address to read it as one page, or
-<code>?print-pdf</code> to print it.</p>
+<code>?print-pdf</code> to print it. {summary}</p>
 <ol>
 {rows}
 </ol></body></html>
 """
+
+
+SUMMARY = ("{slides} slides in {decks} decks. On the instructor guide's {minutes}-minute lecture path, each section's "
+           "speaker notes open with its minutes in class; <code>make slides CONDENSED=1</code> builds that path alone.")
+CONDENSED_SUMMARY = ("<strong>The condensed lecture</strong>: the instructor guide's lecture path alone, each deck its "
+                     "notebook's title slide and live sections: <strong>{slides} slides in {decks} decks, {minutes} "
+                     "minutes</strong> in class. The speaker notes of each section open with its minutes.")
 
 
 def shown(path):
@@ -352,14 +367,19 @@ def build_site(executed, folder, source=None, log=print):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=["slides", "site"])
+    parser.add_argument("--condensed", action="store_true",
+                        help="slides: the condensed lecture (the lecture path alone) in <build>/slides-condensed/")
     parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build", help="build folder (default: build/)")
     args = parser.parse_args(argv)
     build = args.build.resolve()
-    executed = execute(build)
-    if args.what == "slides":
-        build_slides(executed, build / "slides")
+    if args.condensed and args.what != "slides":
+        parser.error("--condensed goes with slides")
+    if args.condensed:
+        build_slides(execute(build, lecture_notebooks()), build / "slides-condensed", condensed=True)
+    elif args.what == "slides":
+        build_slides(execute(build), build / "slides")
     else:
-        build_site(executed, build / "site")
+        build_site(execute(build), build / "site")
 
 
 if __name__ == "__main__":

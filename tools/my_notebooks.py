@@ -3,53 +3,64 @@
     python tools/my_notebooks.py                                  copy the notebooks you have no copy of yet
     python tools/my_notebooks.py --fresh 01_graph_lifecycle       a fresh copy of one (yours is kept, renamed)
     python tools/my_notebooks.py --lecture                        the lecturer's copies, in lecture_notebooks/
+    python tools/my_notebooks.py --condensed                      the lecturer's copies of the lecture path's
+                                                                  notebooks, only its live sections on slides,
+                                                                  in lecture_condensed/
 
 my_notebooks/ holds the learner's edition (no speaker notes, tools/editions.py); lecture_notebooks/, which
-`make present` opens, holds the lecture edition (the notebooks as they are, speaker notes included).
+`make present` opens, holds the lecture edition (speaker notes included, each live section's minutes in its
+notes: tools/lecture_edition.py), and lecture_condensed/ (`make present CONDENSED=1`) its condensed form.
 Copies are never overwritten: a notebook added by an update is copied the next time `make lab` starts, and
-one that changed reaches you only when you ask for a fresh copy. Both folders sit next to notebooks/, so a
+one that changed reaches you only when you ask for a fresh copy. The folders sit next to notebooks/, so a
 copy finds the course exactly as the original does.
 """
 import argparse
 import datetime
 import pathlib
-import shutil
 import sys
 
 from editions import learner_text
+from instructor_guide import lecture_notebooks
+from lecture_edition import lecture_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COURSE, MINE, LECTURE = ROOT / "notebooks", ROOT / "my_notebooks", ROOT / "lecture_notebooks"
+CONDENSED = ROOT / "lecture_condensed"
 
 
-def _copy(notebook, target, lecture):
-    if lecture:
-        shutil.copy2(notebook, target)
+def _copy(notebook, target, lecture, condensed):
+    if lecture or condensed:
+        target.write_text(lecture_text(notebook, condensed, notebook.parents[1]))
     else:
         target.write_text(learner_text(notebook))
 
 
-def copy_missing(course=COURSE, mine=MINE, lecture=False):
-    """Copy every notebook of ``course`` that ``mine`` lacks (the learner's edition unless ``lecture``); return
-    the names copied."""
+def _notebooks(course, condensed):
+    """The notebooks of ``course`` to copy: all of them, or ``condensed``, those with a live section on the path."""
+    return lecture_notebooks(course.parent) if condensed else sorted(course.glob("*.ipynb"))
+
+
+def copy_missing(course=COURSE, mine=MINE, lecture=False, condensed=False):
+    """Copy every notebook of ``course`` that ``mine`` lacks (the learner's edition unless ``lecture``; with
+    ``condensed`` the lecture path's notebooks, condensed); return the names copied."""
     mine.mkdir(exist_ok=True)
     copied = []
-    for notebook in sorted(course.glob("*.ipynb")):
+    for notebook in _notebooks(course, condensed):
         if not (mine / notebook.name).exists():
-            _copy(notebook, mine / notebook.name, lecture)
+            _copy(notebook, mine / notebook.name, lecture, condensed)
             copied.append(notebook.name)
     return copied
 
 
-def fresh_copy(name, course=COURSE, mine=MINE, now=None, lecture=False):
+def fresh_copy(name, course=COURSE, mine=MINE, now=None, lecture=False, condensed=False):
     """Replace your copy of one notebook with the course's current one; yours is kept as ``<name>.<time>.ipynb``.
 
     ``name`` may be the file name, its stem, or its two-digit number. Returns the kept file's path (None when
     you had no copy).
     """
-    matches = [p for p in sorted(course.glob("*.ipynb")) if name in (p.name, p.stem, p.name[:2])]
+    matches = [p for p in _notebooks(course, condensed) if name in (p.name, p.stem, p.name[:2])]
     if len(matches) != 1:
-        known = ", ".join(p.stem for p in sorted(course.glob("*.ipynb")))
+        known = ", ".join(p.stem for p in _notebooks(course, condensed))
         raise SystemExit(f"no single notebook called {name!r}: give one of {known} (or its number)")
     notebook = matches[0]
     mine.mkdir(exist_ok=True)
@@ -58,7 +69,7 @@ def fresh_copy(name, course=COURSE, mine=MINE, now=None, lecture=False):
         stamp = (now or datetime.datetime.now()).strftime("%Y%m%d-%H%M%S")
         kept = mine / f"{notebook.stem}.{stamp}.ipynb"
         (mine / notebook.name).rename(kept)
-    _copy(notebook, mine / notebook.name, lecture)
+    _copy(notebook, mine / notebook.name, lecture, condensed)
     return kept
 
 
@@ -66,12 +77,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fresh", metavar="NOTEBOOK", help="a fresh copy of this notebook (e.g. 01_graph_lifecycle)")
     parser.add_argument("--lecture", action="store_true", help="the lecture edition, in lecture_notebooks/")
+    parser.add_argument("--condensed", action="store_true",
+                        help="the lecture edition with only the lecture path's live sections on slides, in lecture_condensed/")
     args = parser.parse_args(argv)
-    mine = LECTURE if args.lecture else MINE
+    mine = CONDENSED if args.condensed else LECTURE if args.lecture else MINE
     if args.fresh is not None:
-        kept = fresh_copy(args.fresh, mine=mine, lecture=args.lecture)
+        kept = fresh_copy(args.fresh, mine=mine, lecture=args.lecture, condensed=args.condensed)
         print(f"[my_notebooks] fresh copy of {args.fresh}" + (f"; yours is kept as {kept.relative_to(ROOT)}" if kept else ""))
-    copied = copy_missing(mine=mine, lecture=args.lecture)
+    copied = copy_missing(mine=mine, lecture=args.lecture, condensed=args.condensed)
     if copied:
         print(f"[my_notebooks] your copies, to edit and run freely: {', '.join(copied)} -> {mine.relative_to(ROOT)}/")
     return 0

@@ -1,0 +1,158 @@
+"""The lecture edition (tools/lecture_edition.py), read off the guide's lecture path: each live section's minutes open
+its first speaker note; condensed, only the title slide and the live sections are on slides, every cell is still there
+to run; a heading the table names that a notebook lacks stops it with the row to fix. No notebook is executed.
+"""
+import doctest
+import subprocess
+
+import nbformat
+import pytest
+
+import handouts
+import instructor_guide as guide
+import lecture_edition
+import my_notebooks
+
+
+def _cell(kind, source, slide_type):
+    new = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+    return new(source, metadata={"slideshow": {"slide_type": slide_type}})
+
+
+NOTES = guide.NOTES_MARK
+CELLS = [  # (kind, source, slide type); the table below makes 1 and 4 live, 1's «Going further» homework
+    ("code", guide.SETUP_MARK + "\nimport sys", "skip"),                         # 0
+    ("markdown", "# 09 · A title\n\n**Time:** about 5 minutes.", "slide"),      # 1 the title slide ...
+    ("markdown", "What it runs on.", "subslide"),                               # 2 ... and its sub-slide
+    ("markdown", NOTES + " Run it all first.", "notes"),                        # 3 ... and its notes
+    ("code", "import torch", "skip"),                                           # 4
+    ("markdown", "## 1 · Live", "slide"),                                       # 5 live, 6 min
+    ("code", "x = 1", "-"),                                                     # 6
+    ("markdown", NOTES + " Ask first.", "notes"),                               # 7 gets "In class: 6 min"
+    ("code", "assert x == 1", "skip"),                                          # 8 hidden already: stays so
+    ("markdown", "A verdict.", "subslide"),                                     # 9
+    ("markdown", NOTES + " Then this.", "notes"),                               # 10 a later note: unchanged
+    ("markdown", "### Going further", "subslide"),                              # 11 homework, inside 1
+    ("code", "y = 2", "-"),                                                     # 12
+    ("markdown", "## 2 · Not on the path", "slide"),                            # 13
+    ("markdown", NOTES + " Skip me.", "notes"),                                 # 14
+    ("markdown", "### 3 · Live again", "subslide"),                             # 15 live, 4 min, no notes
+    ("code", "z = 3", "-"),                                                     # 16
+    ("markdown", "## Summary", "slide"),                                        # 17
+]
+ROWS = [("09", "1 · Live", "live", 6), ("09", "Going further", "homework", 0), ("09", "3 · Live again", "live", 4),
+        ("08", "Elsewhere", "live", 80)]
+
+
+def notebook():
+    return nbformat.v4.new_notebook(cells=[_cell(*cell) for cell in CELLS])
+
+
+def types(nb):
+    return [lecture_edition.slide_type(cell) for cell in nb.cells]
+
+
+def test_the_docstring_examples_run():
+    result = doctest.testmod(lecture_edition)
+    assert result.attempted >= 4 and result.failed == 0, f"tools/lecture_edition.py's examples: {result}"
+
+
+def test_condensed_shows_the_title_slide_and_the_live_sections_only():
+    nb = notebook()
+    condensed = lecture_edition.lecture_edition(nb, "09_example", ROWS, condensed=True)
+    shown = [i for i, kind in enumerate(types(condensed)) if kind != "skip"]
+    assert shown == [1, 2, 3, 5, 6, 7, 9, 10, 15, 16, 17], "the title slide, 1 without «Going further», and 3"
+    assert types(condensed)[15] == "slide", "a live section after hidden ones starts its own slide"
+    assert types(condensed)[16] == "notes" and condensed.cells[17].source == "z = 3", (
+        "3 had no speaker note: one is added after its heading, for its minutes")
+    assert types(nb)[13] == "slide", "the notebook given is not changed"
+    code = [(cell.source) for cell in condensed.cells if cell.cell_type == "code"]
+    assert code == [cell.source for cell in nb.cells if cell.cell_type == "code"], (
+        "every code cell is still there, in order: running it all builds the same state")
+
+
+def test_the_live_sections_notes_open_with_their_minutes():
+    lecture = lecture_edition.lecture_edition(notebook(), "09_example", ROWS)
+    notes = [cell.source for cell in lecture.cells if guide.is_notes(cell)]
+    assert notes == [NOTES + " Run it all first.",
+                     NOTES + " **In class: 6 min** (lecture path, from minute 0 of 90). Ask first.",
+                     NOTES + " Then this.",
+                     NOTES + " Skip me.",
+                     NOTES + " **In class: 4 min** (lecture path, from minute 6 of 90)."]
+    assert [cell.source for cell in lecture.cells if not guide.is_notes(cell)] == [s for _, s, kind in CELLS if kind != "notes"]
+    assert types(lecture) == [kind for *_, kind in CELLS[:16]] + ["notes"] + [kind for *_, kind in CELLS[16:]], (
+        "without condensing, only the added note's cell is new")
+
+
+def _older(nb):
+    """``nb`` as nbformat 4.4 writes it: no cell ids (most of the course's notebooks)."""
+    nb.nbformat_minor = 4
+    for cell in nb.cells:
+        del cell["id"]
+    return nb
+
+
+@pytest.mark.parametrize("condensed", [False, True])
+@pytest.mark.parametrize("make", [notebook, lambda: _older(notebook())], ids=["nbformat 4.5", "nbformat 4.4"])
+def test_the_edition_of_an_edition_is_the_same_and_valid(condensed, make):
+    nb = make()
+    once = lecture_edition.lecture_edition(nb, "09_example", ROWS, condensed)
+    text = nbformat.writes(once)
+    nbformat.validate(nbformat.reads(text, as_version=4))
+    assert nbformat.writes(lecture_edition.lecture_edition(nb, "09_example", ROWS, condensed)) == text, (
+        "the same notebook gives the same file (an added note's id too)")
+    assert nbformat.writes(lecture_edition.lecture_edition(once, "09_example", ROWS, condensed)) == text
+
+
+def test_a_row_whose_heading_is_gone_fails_with_the_row_to_fix():
+    rows = ROWS + [("09", "4 · Renamed since", "live", 3)]
+    with pytest.raises(SystemExit, match=r"names 09 «4 · Renamed since», but 09_example has no such heading"):
+        lecture_edition.lecture_edition(notebook(), "09_example", rows)
+
+
+def test_the_course_condensed(root):
+    """Every notebook with a live row, condensed: on slides only its title slide (up to the next slide) and its live
+    rows' cells, every code cell kept in order, and each live row's minutes opening one note."""
+    rows = guide.lecture_path(root)
+    timed = lecture_edition.timings(rows)
+    paths = guide.lecture_notebooks(root)
+    assert [path.stem[:2] for path in paths] == sorted({number for number, _ in timed})
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        condensed = lecture_edition.lecture_edition(nb, path.stem, rows, condensed=True)
+        first = guide.title_cell(condensed, path.stem)
+        end = next(i for i in range(first + 1, len(condensed.cells)) if types(condensed)[i] == "slide")
+        deciding = lecture_edition.deciding_rows(condensed.cells, path.stem, rows)
+        stray = [i for i, (kind, row) in enumerate(zip(types(condensed), deciding))
+                 if kind != "skip" and not first <= i < end and not (row and row[2] == "live")]
+        assert not stray, f"{path.name}: cells {stray} are on slides, outside the title slide and the live sections"
+        assert [c.source for c in condensed.cells if c.cell_type == "code"] == [
+            c.source for c in nb.cells if c.cell_type == "code"], f"{path.name}: every code cell kept, in order"
+        opened = sorted(lecture_edition.TIMING.match(cell.source.removeprefix(NOTES + " "))[0].strip()
+                        for cell in condensed.cells if guide.is_notes(cell) and "**In class:" in cell.source)
+        assert opened == sorted(lecture_edition.timing(*when) for (number, _), when in timed.items()
+                                if number == path.stem[:2]), f"{path.name}: one note per live row opens with its minutes"
+
+
+def test_the_slide_count_is_the_decks():
+    nb = lecture_edition.lecture_edition(notebook(), "09_example", ROWS, condensed=True)
+    page, _ = handouts.slides_exporter().from_notebook_node(nb)
+    assert handouts.slide_count(page) == lecture_edition.slide_count(nb) == 5
+
+
+def test_make_present_condensed_copies_the_lecture_path_once(tmp_path, root):
+    folder = tmp_path / "lecture_condensed"
+    copied = my_notebooks.copy_missing(root / "notebooks", folder, condensed=True)
+    assert copied == [path.name for path in guide.lecture_notebooks(root)]
+    for name in copied:
+        assert (folder / name).read_text() == lecture_edition.lecture_text(root / "notebooks" / name, True, root)
+    (folder / copied[0]).write_text("my work")
+    assert my_notebooks.copy_missing(root / "notebooks", folder, condensed=True) == []
+    assert (folder / copied[0]).read_text() == "my work", "a lecturer's copy is never overwritten"
+    dry_run = {target: subprocess.run(["make", "-n", target, "PYTHON=true", "CONDENSED=1"], cwd=root,
+                                      capture_output=True, text=True).stdout for target in ("present", "slides")}
+    assert "tools/my_notebooks.py --condensed" in dry_run["present"], dry_run["present"]
+    assert " lecture_condensed/00_start_here.ipynb" in dry_run["present"], "it opens the condensed copy of 00"
+    assert "tools/handouts.py slides --condensed" in dry_run["slides"], dry_run["slides"]
+    ignored = subprocess.run(["git", "check-ignore", "-q", "lecture_condensed/00_start_here.ipynb"], cwd=root)
+    assert ignored.returncode == 0, "lecture_condensed/ holds the lecturer's copies: git ignores them"

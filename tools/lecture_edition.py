@@ -1,0 +1,166 @@
+"""The lecture edition of a notebook, read off the guide's lecture path (docs/instructors.md's table, the one source):
+
+- each live section's first speaker-notes cell opens with its minutes in class, e.g. ``**Speaker notes.** **In
+  class: 6 min** (lecture path, from minute 8 of 90).``, for the lecturer's pace in the speaker view (RISE's, key T,
+  and the decks', key S);
+- **condensed** (``make present CONDENSED=1``, ``make slides CONDENSED=1``): every cell outside the path's live
+  sections has slide type ``skip``, except each notebook's title slide; a section resumed after a hidden part starts
+  a new slide. Nothing is removed, so the code still runs top to bottom: run all cells first, then present.
+
+A row's section is its heading and what follows, up to the next heading of its level or above; a cell goes by the
+innermost row around it (01's «3 · ...» is live, the «Going further» inside it is not). `make present` and
+`make slides` write the lecture edition; the learner's edition (tools/editions.py) has no speaker notes.
+
+    >>> import nbformat
+    >>> md = lambda source, kind: nbformat.v4.new_markdown_cell(source, metadata={"slideshow": {"slide_type": kind}})
+    >>> nb = nbformat.v4.new_notebook(cells=[md("# 09 · Title\\n\\n**Time:** about 5 minutes.", "slide"),
+    ...     md("## 1 · Shown", "slide"), md("**Speaker notes.** Ask first.", "notes"), md("## 2 · Not", "slide")])
+    >>> lecture = lecture_edition(nb, "09_x", [("09", "1 · Shown", "live", 6)], condensed=True)
+    >>> [(cell.source.split("\\n")[0], cell.metadata.slideshow.slide_type) for cell in lecture.cells]  # doctest: +NORMALIZE_WHITESPACE
+    [('# 09 · Title', 'slide'), ('## 1 · Shown', 'slide'),
+     ('**Speaker notes.** **In class: 6 min** (lecture path, from minute 0 of 6). Ask first.', 'notes'),
+     ('## 2 · Not', 'skip')]
+"""
+import copy
+import re
+
+import nbformat
+
+import instructor_guide as guide
+from project import ROOT
+
+TIMING = re.compile(r"\*\*In class: \d+ min\*\* \(lecture path, from minute \d+ of \d+\)\. ?")
+SHOWN = {"slide", "subslide", "fragment", "-", None}  # slide types a slideshow shows (not skip, not notes)
+
+
+def slide_type(cell):
+    return cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
+
+
+def _set_slide_type(cell, kind):
+    cell.metadata.setdefault("slideshow", {})["slide_type"] = kind
+
+
+def timings(rows):
+    """``{(notebook number, heading): (minutes, minute it starts at, minutes in all)}`` for the path's live rows, in the
+    table's order.
+
+    >>> timings([("00", "Step 2", "live", 4), ("01", "1 · A", "homework", 0), ("01", "2 · B", "live", 6)])
+    {('00', 'Step 2'): (4, 0, 10), ('01', '2 · B'): (6, 4, 10)}
+    """
+    live = [(number, heading, minutes) for number, heading, mode, minutes in rows if mode == "live"]
+    total, found, start = sum(minutes for *_, minutes in live), {}, 0
+    for number, heading, minutes in live:
+        found[number, heading] = (minutes, start, total)
+        start += minutes
+    return found
+
+
+def deciding_rows(cells, name, rows):
+    """For each cell, the row of the lecture path that decides it (the innermost whose section holds it) or None;
+    a row whose heading ``name`` lacks raises SystemExit."""
+    spans = guide.spans(cells)
+    deciding = [None] * len(cells)
+    for row in (row for row in rows if row[0] == name[:2]):
+        matches = [(start, end) for _, title, start, end in spans if title == row[1]]
+        if len(matches) != 1:
+            raise SystemExit(f"{guide.GUIDE}'s lecture path names {row[0]} «{row[1]}», but {name} has "
+                             f"{len(matches) or 'no'} such heading{'s' if matches else ''}: write the heading as it "
+                             "stands now in the table (renamed or removed?)")
+        ((start, end),) = matches
+        for index in range(start, end):
+            if deciding[index] is None or start >= deciding[index][0]:
+                deciding[index] = (start, row)
+    return [found and found[1] for found in deciding]
+
+
+def timing(minutes, start, total):
+    """What a live section's first speaker note opens with.
+
+    >>> timing(6, 8, 90)
+    '**In class: 6 min** (lecture path, from minute 8 of 90).'
+    """
+    return f"**In class: {minutes} min** (lecture path, from minute {start} of {total})."
+
+
+def _timed_notes(cell, minutes, start, total):
+    rest = TIMING.sub("", cell.source[len(guide.NOTES_MARK):].lstrip(), count=1)
+    cell.source = f"{guide.NOTES_MARK} {timing(minutes, start, total)} {rest}".rstrip()
+
+
+def _title_slide(nb, name):
+    """The indices of the title cell's whole slide: up to the next cell that starts a slide."""
+    first = guide.title_cell(nb, name)
+    end = next((i for i in range(first + 1, len(nb.cells)) if slide_type(nb.cells[i]) == "slide"), len(nb.cells))
+    return set(range(first, end))
+
+
+def lecture_edition(nb, name, rows, condensed=False):
+    """A copy of ``nb`` (the notebook ``name``, e.g. ``01_graph_lifecycle``) with the live sections' minutes in their
+    speaker notes and, ``condensed``, only the title slide and the live sections of ``rows`` (what
+    :func:`instructor_guide.lecture_path` reads) on slides. Idempotent."""
+    nb = copy.deepcopy(nb)
+    deciding, timed = deciding_rows(nb.cells, name, rows), timings(rows)
+    for row in dict.fromkeys(row for row in deciding if row and row[2] == "live"):
+        own = [i for i, decided in enumerate(deciding) if decided == row]
+        notes = next((i for i in own if guide.is_notes(nb.cells[i])), None)
+        if notes is None:  # a live section without notes gets one, after its heading, for its minutes
+            cell = nbformat.v4.new_markdown_cell(guide.NOTES_MARK, metadata={"slideshow": {"slide_type": "notes"}})
+            if nb.nbformat_minor < 5:
+                del cell["id"]  # cell ids came with nbformat 4.5
+            else:
+                cell.id = f"in-class-{own[0]}"  # the same at every run, so a copy made twice is the same file
+            nb.cells.insert(own[0] + 1, cell)
+            deciding.insert(own[0] + 1, row)
+            notes = own[0] + 1
+        _timed_notes(nb.cells[notes], *timed[row[0], row[1]])
+    if condensed:
+        title, hidden = _title_slide(nb, name), False
+        for index, (cell, row) in enumerate(zip(nb.cells, deciding)):
+            if index not in title and not (row and row[2] == "live"):
+                hidden = hidden or slide_type(cell) in SHOWN
+                _set_slide_type(cell, "skip")
+            elif slide_type(cell) in SHOWN:
+                if hidden:  # what the hidden part's slide held is gone: this cell starts its own
+                    _set_slide_type(cell, "slide")
+                hidden = False
+    return nb
+
+
+def lecture_text(path, condensed=False, root=ROOT):
+    """The lecture edition of the notebook at ``path``, as the text of an .ipynb file."""
+    nb = nbformat.read(path, as_version=4)
+    return nbformat.writes(lecture_edition(nb, path.stem, guide.lecture_path(root), condensed)) + "\n"
+
+
+def slide_count(nb):
+    """The slides a slideshow of ``nb`` steps through (reveal.js's innermost sections, as nbconvert and RISE make them):
+    each shown cell of type ``slide`` or ``subslide``, and the first shown cell whatever its type.
+
+    >>> md = lambda kind: nbformat.v4.new_markdown_cell("x", metadata={"slideshow": {"slide_type": kind}})
+    >>> slide_count(nbformat.v4.new_notebook(cells=[md("-"), md("fragment"), md("subslide"), md("skip"), md("slide")]))
+    3
+    """
+    shown = [slide_type(cell) for cell in nb.cells if slide_type(cell) in SHOWN]
+    return sum(1 for kind in shown[1:] if kind in ("slide", "subslide")) + bool(shown)
+
+
+def condensed_summary(root=ROOT):
+    """``{notebook: (slides, minutes)}``: the condensed lecture's slides and minutes in class, for each notebook with a
+    live row on the lecture path."""
+    rows = guide.lecture_path(root)
+    return {path.stem: (slide_count(lecture_edition(nbformat.read(path, as_version=4), path.stem, rows, condensed=True)),
+                        sum(minutes for number, _, mode, minutes in rows if number == path.stem[:2] and mode == "live"))
+            for path in guide.lecture_notebooks(root)}
+
+
+def condensed_block(root=ROOT):
+    """The guide's table of the condensed lecture, counted from the notebooks and the lecture path."""
+    summary = condensed_summary(root)
+    lines = ["| notebook | slides | minutes in class |", "|---|---:|---:|"]
+    lines += [f"| {name[:2]} | {slides} | {minutes} |" for name, (slides, minutes) in summary.items()]
+    lines.append(f"| **all** | **{sum(s for s, _ in summary.values())}** | **{sum(m for _, m in summary.values())}** |")
+    (number, heading), (length, start, total) = next(iter(timings(guide.lecture_path(root)).items()))
+    return (f"The condensed lecture per notebook (its slides counted as its deck counts them: each slide and sub-slide):\n\n"
+            + "\n".join(lines) + f"\n\nIts first live section, {number} «{heading}», opens its speaker notes with "
+            f"\"{timing(length, start, total)}\"")
