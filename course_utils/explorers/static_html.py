@@ -32,12 +32,12 @@ MAX_FRAMES = 100
 
 _SCRIPT = """(function () {
   var root = document.getElementById(%(id)s), frames = %(frames)s, options = %(options)s;
-  var inputs = root.querySelectorAll('input.amlab-static-input');
+  var inputs = root.querySelectorAll('.amlab-static-input');
   function show() {
     var key = [];
     inputs.forEach(function (input, i) {
-      var value = options[i][Number(input.value)];
-      input.parentNode.querySelector('output').textContent = value;
+      var value = options[i][Number(input.value)], output = input.parentNode.querySelector('output');
+      if (output) output.textContent = value;
       key.push(value);
     });
     root.querySelector('.amlab-explorer-readout').innerHTML = frames[key.join('|')];
@@ -64,12 +64,8 @@ class StaticExplorer:
 
     def _repr_html_(self):
         block = f"amlab-static-{uuid.uuid4().hex[:12]}"
-        rows = []
-        for (name, (label, options)), value in zip(self.controls.items(), self.start):
-            rows.append(f"<label style='display:block;margin:0.3em 0'>{html.escape(label)} "
-                        f"<input type='range' class='amlab-static-input amlab-explorer-{name}' min='0' "
-                        f"max='{len(options) - 1}' step='1' value='{options.index(value)}' style='width:12em'> "
-                        f"<output>{html.escape(_label(value))}</output></label>")
+        rows = [f"<label style='display:block;margin:0.3em 0'>{html.escape(label)} {_control(name, options, value)}</label>"
+                for (name, (label, options)), value in zip(self.controls.items(), self.start)]
         options = [[_label(option) for option in options] for _, options in self.controls.values()]
         frames = {"|".join(key): readout for key, readout in self.frames.items()}
         script = _SCRIPT % {"id": _json(block), "frames": _json(frames), "options": _json(options)}
@@ -77,7 +73,19 @@ class StaticExplorer:
         return (f"<div id='{block}' class='amlab-explorer amlab-static-explorer' style='display:flex;gap:1.5em;"
                 f"flex-wrap:wrap'><div style='min-width:18em;max-width:24em'><b>{html.escape(self.title)}</b>"
                 f"{''.join(rows)}<p style='color:#555'>{html.escape(self.note)}</p></div>"
-                f"<div class='amlab-explorer-readout'>{shown}</div></div><script>{script}</script>")
+                f"<div class='amlab-explorer-readout' style='flex:1 1 24em;min-width:0'>{shown}</div></div>"
+                f"<script>{script}</script>")
+
+
+def _control(name, options, value):
+    """A range input over the options' positions (numbers), or a list to pick from (the others), at ``value``."""
+    css, index = f"amlab-static-input amlab-explorer-{name}", options.index(value)
+    if all(isinstance(option, int) for option in options):
+        return (f"<input type='range' class='{css}' min='0' max='{len(options) - 1}' step='1' value='{index}' "
+                f"style='width:12em'> <output>{html.escape(_label(value))}</output>")
+    items = "".join(f"<option value='{i}'{' selected' if i == index else ''}>{html.escape(_label(option))}</option>"
+                    for i, option in enumerate(options))
+    return f"<select class='{css}' style='font:inherit;max-width:100%'>{items}</select>"
 
 
 def _json(value):
