@@ -71,9 +71,9 @@ class StaticExplorer:
         script = _SCRIPT % {"id": _json(block), "frames": _json(frames), "options": _json(options)}
         shown = self.frames[tuple(_label(value) for value in self.start)]
         return (f"<div id='{block}' class='amlab-explorer amlab-static-explorer' style='display:flex;gap:1.5em;"
-                f"flex-wrap:wrap'><div style='min-width:18em;max-width:24em'><b>{html.escape(self.title)}</b>"
+                f"flex-wrap:wrap'><div style='flex:0 1 16em;min-width:12em'><b>{html.escape(self.title)}</b>"
                 f"{''.join(rows)}<p style='color:#555'>{html.escape(self.note)}</p></div>"
-                f"<div class='amlab-explorer-readout' style='flex:1 1 24em;min-width:0'>{shown}</div></div>"
+                f"<div class='amlab-explorer-readout' style='flex:1 1 20em;min-width:0'>{shown}</div></div>"
                 f"<script>{script}</script>")
 
 
