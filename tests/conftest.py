@@ -82,12 +82,22 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.fixture
-def free_port():
-    """A localhost TCP port nothing listens on right now."""
+def _unused_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.fixture
+def free_port():
+    """A localhost TCP port nothing listens on right now."""
+    return _unused_port()
+
+
+@pytest.fixture(scope="session")
+def unused_port():
+    """``unused_port()`` is a free localhost port now: for a fixture wider than one test (a server a module shares)."""
+    return _unused_port
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ condensed, the lecture path alone); the site is the learner's edition (tools/edi
 checked for an asset (script, style sheet, picture, font) that would come over the network, and the build
 fails if one does: reveal.js is copied from sphinx-revealjs's wheel, MathJax from django-static-mathjax's,
 the site's theme from sphinx-book-theme's. Live widgets (gauges, explorers) are dropped for the fallback
-they leave beside them: the gauge's text line and summary table, the explorer's text readout.
+they leave beside them: the gauge's text line and summary table, the explorer's static HTML version (its
+sliders over readouts measured in the kernel, course_utils/explorers/static_html.py).
 
     >>> assets('<link rel="stylesheet" href="https://cdn.example/x.css"><a href="https://b.example">b</a>')
     (['<link href> https://cdn.example/x.css'], [])

@@ -31,6 +31,7 @@ class LaplacianReading:
     ms: float  # fastest of a few runs
     measured: dict = field(default_factory=dict)  # {(method, d): (peak, ms)} measured so far in this explorer
     reference: dict = None  # data/laplacian_cpu.json
+    figures: dict = None  # this explorer's figures drawn since its last measurement, by (method, lecture mode)
 
     def text(self):
         saved = format_bytes(self.saved) if self.saved is not None else "n/a (torch.func refuses the graph meter)"
@@ -46,7 +47,16 @@ class LaplacianReading:
         return rows_html(rows) + self.figure_svg()
 
     def figure_svg(self):
-        """Peak and time against d: the reference data's lines, and this explorer's live points on top."""
+        """Peak and time against d: the reference data's lines, and this explorer's live points on top. A figure
+        shows the method, not d: the static explorer's frames of one method share one drawing (0.3 s each)."""
+        key = (self.method, lecture.is_on())
+        if self.figures is None:
+            return self._draw()
+        if key not in self.figures:
+            self.figures[key] = self._draw()
+        return self.figures[key]
+
+    def _draw(self):
         import matplotlib
         from matplotlib.figure import Figure
 
@@ -121,7 +131,9 @@ def laplacian_methods() -> Explorer:
 
     Cap: 128 points through a ``(d + 1) -> 32 x 3 -> 1`` MLP, d <= 32: the slowest method at d = 32
     still re-measures in well under a second; larger sizes are what ``benchmarks/laplacian.py``
-    measured into ``data/laplacian_cpu.json``, drawn as the lines.
+    measured into ``data/laplacian_cpu.json``, drawn as the lines. The static explorer (slides, decks)
+    measures nested autograd, the forward Laplacian and Hutchinson at d = 2, 8, 32 (the scaling table's),
+    9 of the 25 settings: the whole grid takes about 25 s on 2 busy cores, these about 5 s.
 
     >>> explorer = laplacian_methods()             # in a notebook, display it: the panel
     >>> reading = explorer.update(method="torch.func vmap(hessian)", d=8)
@@ -129,16 +141,20 @@ def laplacian_methods() -> Explorer:
     (True, True)
     """
     reference = laplacians.load_benchmarks().get("cpu")
-    measured = {}
+    measured, figures = {}, {}
 
     def compute(method, d):
         reading = laplacian_reading(method, d)
         measured[method, d] = (reading.peak, reading.ms)
-        reading.measured, reading.reference = measured, reference
+        figures.clear()  # a figure draws every live point: one measured since is missing from it
+        reading.measured, reading.reference, reading.figures = measured, reference, figures
         return reading
 
     methods = tuple(name for name in laplacians.METHODS if "separate" not in name)  # the same as one input, 10x slower at d = 32
     forward = next(name for name, method in laplacians.METHODS.items() if method is laplacians.laplacian_forward)
+    static = (laplacians.laplacian_nested, laplacians.laplacian_forward, laplacians.laplacian_hutchinson)
+    shown = tuple(name for name in methods if laplacians.METHODS[name] in static)
     return Explorer("Which Laplacian", {"method": ("method", methods, forward),
                                         "d": ("dimension d", DIMENSIONS, 2)},
-                    compute, cap=f"{LIVE_POINTS} points, width {LIVE_WIDTH} x {LIVE_DEPTH}, d <= 32: under 1 s a move")
+                    compute, cap=f"{LIVE_POINTS} points, width {LIVE_WIDTH} x {LIVE_DEPTH}, d <= 32: under 1 s a move",
+                    grid={"method": shown, "d": (2, 8, 32)})

@@ -1,8 +1,10 @@
 """What every explorer is: controls, a compute function that measures, and its last reading.
 
 An explorer shows as an ipywidgets panel in a notebook (controls left, re-measured when a control is released,
-``continuous_update=False``) and as its reading's text anywhere else. ``compute(**settings)`` returns a reading
-with ``text()`` and ``html()``; the notebooks' explorers (``explorers/nbNN_<notebook>.py``) build on this.
+``continuous_update=False``). Its display carries two fallbacks for a page with no widget manager: the
+static HTML explorer of :mod:`~course_utils.explorers.static_html` (its ``grid`` measured in the kernel), which RISE's
+slideshow, the decks and the site show, and its reading's text. ``compute(**settings)`` returns a reading with
+``text()`` and ``html()``; the notebooks' explorers (``explorers/nbNN_<notebook>.py``) build on this.
 
 >>> class Square:
 ...     def __init__(self, x):
@@ -17,6 +19,8 @@ with ``text()`` and ``html()``; the notebooks' explorers (``explorers/nbNN_<note
 >>> explorer.update(x=4)
 Traceback (most recent call last):
 ValueError: x=4 is outside this explorer's range [1, 2, 3] (three values)
+>>> sorted(explorer._repr_mimebundle_())         # the widget, the static explorer, the reading's text
+['application/vnd.jupyter.widget-view+json', 'text/html', 'text/plain']
 """
 import html
 import time
@@ -27,6 +31,7 @@ from autograd_memory.tables import ShowsAsText
 from autograd_memory.units import format_bytes
 
 from ..teaching import lecture
+from .static_html import static_explorer
 
 __all__ = ["Explorer", "rows_html", "bytes_html"]
 
@@ -41,34 +46,39 @@ class Explorer(ShowsAsText):
 
     ``controls``: ``{name: (label, options, start value)}``; ``compute(**settings)`` returns a
     reading with ``text()`` and ``html()``. :meth:`update` re-measures headless (what the widget
-    calls on every release); ``seconds`` is how long the last one took.
+    calls on every release); ``seconds`` is how long the last one took. ``grid``: ``{name: options}``
+    for the controls whose static HTML explorer measures fewer options than the panel (default: all).
     """
 
-    def __init__(self, title, controls, compute, cap):
-        self.title, self.controls, self._compute, self.cap = title, controls, compute, cap
+    def __init__(self, title, controls, compute, cap, grid=None):
+        self.title, self.controls, self._compute, self.cap, self.grid = title, controls, compute, cap, grid
         self.settings = {name: value for name, (_, _, value) in controls.items()}
         self.reading, self.seconds = None, None
         self.update()
 
     def update(self, **settings):
         """Re-measure with some settings changed; returns the new reading."""
+        wanted = {**self.settings, **settings}
+        start = time.perf_counter()
+        self.reading = self.measure(**wanted)
+        self.seconds = time.perf_counter() - start
+        self.settings = wanted  # only once measured: settings and reading always belong together
+        return self.reading
+
+    def measure(self, **settings):
+        """The reading at the current settings with ``settings`` changed, measured; the explorer keeps its own."""
         for name, value in settings.items():
             if name not in self.controls:
                 raise ValueError(f"{self.title!r} has no control {name!r}; its controls: {', '.join(self.controls)}")
             options = self.controls[name][1]
             if value not in options:
                 raise ValueError(f"{name}={value!r} is outside this explorer's range {list(options)} ({self.cap})")
-        wanted = {**self.settings, **settings}
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # see ONE_THREAD
         try:
-            start = time.perf_counter()
-            self.reading = self._compute(**wanted)
-            self.seconds = time.perf_counter() - start
+            return self._compute(**{**self.settings, **settings})
         finally:
             torch.set_num_threads(threads)
-        self.settings = wanted  # only once measured: settings and reading always belong together
-        return self.reading
 
     def __str__(self):
         return self.reading.text()
@@ -110,7 +120,11 @@ class Explorer(ShowsAsText):
         return (f"<small>measured in {self.seconds * 1e3:.0f} ms. Cap: {html.escape(self.cap)}</small>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        """The panel; where no widget manager runs, a frontend falls back to the next mimetype it can show:
+        JupyterLab (and RISE's slideshow in it) ranks a widget view above HTML, nbconvert's HTML exporters list
+        it first, and the decks and the site drop it (tools/handouts.py), so all of them show the static HTML."""
         bundle = self.widget()._repr_mimebundle_()
+        bundle["text/html"] = static_explorer(self, only=self.grid)._repr_html_()
         bundle["text/plain"] = str(self)
         return bundle
 

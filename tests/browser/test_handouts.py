@@ -3,7 +3,7 @@
 One build (every notebook executed once into a temporary folder, then the decks and the site from those
 copies) serves every test here. Debian's chromium (driven by Playwright, as in the live gauge's test) opens
 the pages from file:// and aborts every request that is not a file: a page that needs the network fails.
-Screenshots go to ``artifacts/slides_slide2.png`` and ``artifacts/site_page.png``.
+Screenshots go to ``artifacts/slides_slide2.png``, ``artifacts/deck_explorer.png`` and ``artifacts/site_page.png``.
 """
 import re
 import shutil
@@ -16,6 +16,7 @@ from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
 import executed
 import handouts
+from course_utils import explorers, format_bytes
 
 # Sphinx 9 deprecations that sphinx-book-theme and myst-parser trigger while the site builds: theirs, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:.*Check CHANGES for Sphinx API modifications")
@@ -24,6 +25,9 @@ MIN_SLIDES = 8
 DECK = "04_euler_ode_truncation"  # the lecture's centre: the deck whose second slide is screenshotted
 SITE_PAGE = "04_euler_ode_truncation"
 MATH = "06_which_laplacian"  # a notebook with $...$ formulas
+WINDOWS = (1, 10, 60)  # the deck's window explorer (DECK's) is moved to these
+# course_utils/explorers/static_html.py's block (the decks' exporter writes its attributes again, in double quotes)
+STATIC_EXPLORER = re.compile(r"""class=["']amlab-explorer amlab-static-explorer["']""")
 # What the test itself calls an asset from the network: src/href of script, link and img (the builder's own
 # check, handouts.check_offline, parses more; this one is independent of it).
 REMOTE_ASSET = re.compile(r"""<(?:script|img)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?//"""
@@ -54,6 +58,7 @@ def browser():
         "(or run: sudo apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
+    (ROOT / "artifacts").mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
         context = chromium.new_context(viewport={"width": 1280, "height": 800})
@@ -102,6 +107,45 @@ def test_widgets_show_their_static_summary(build):
         assert "amlab-gauge-summary" in text, f"{page.name} lacks the gauges' static summary tables"
 
 
+def explorer_cells(notebook):
+    """How many code cells of ``notebook`` display an explorer: a line that calls one of ``cu.explorers.PANELS``."""
+    calls = tuple(f"cu.explorers.{name}(" for name in explorers.PANELS)
+    return sum(any(line.startswith(calls) for line in cell.source.splitlines())
+               for cell in nbformat.read(notebook, as_version=4).cells if cell.cell_type == "code")
+
+
+def test_every_explorer_shows_as_its_static_html_explorer(build):
+    wanted = {notebook.stem: explorer_cells(notebook) for notebook in NOTEBOOKS}
+    assert sum(wanted.values()) >= len(explorers.PANELS), f"explorer cells found: {wanted}"
+    shown = {notebook.stem: [len(STATIC_EXPLORER.findall(page.read_text())) for page in (
+        deck_path(build, notebook.stem), build / "site" / f"{notebook.stem}.html")] for notebook in NOTEBOOKS}
+    assert shown == {stem: [count, count] for stem, count in wanted.items()}, (
+        f"static explorers in each notebook's [deck, site page]: {shown}; explorer cells: {wanted}")
+
+
+def test_the_explorer_moves_on_its_slide_and_shows_the_measured_reading(build, browser):
+    explorer = explorers.euler_window()
+    wanted = {k: explorer.update(window=k).peak_saved for k in WINDOWS}
+    assert len(set(wanted.values())) == len(WINDOWS), f"the windows' peaks should differ: {wanted}"
+    page, tried, errors = browser(deck_path(build, DECK))
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=20_000)
+    page.evaluate("""() => { const indices = Reveal.getIndices(document.querySelector('.amlab-static-explorer')
+                                                                  .closest('section'));
+                             Reveal.configure({transition: 'none'}); Reveal.slide(indices.h, indices.v); }""")
+    explorer_slide = page.locator(".reveal section.present .amlab-static-explorer")
+    shown = {}
+    for k in WINDOWS:
+        explorer_slide.locator("input.amlab-explorer-window").fill(str(explorer.controls["window"][1].index(k)))
+        peak = explorer_slide.locator(".amlab-explorer-readout .amlab-explorer-peak")
+        shown[k] = (explorer_slide.locator("input.amlab-explorer-window + output").inner_text(),
+                    peak.inner_text(), peak.get_attribute("title"))
+        if k == WINDOWS[1]:
+            page.screenshot(path=str(ROOT / "artifacts" / "deck_explorer.png"))
+    assert shown == {k: (str(k), format_bytes(peak), f"{peak:,} bytes") for k, peak in wanted.items()}, (
+        f"the deck's explorer showed {shown}; explorer.update(window=k) measured {wanted}")
+    assert not tried and not errors, f"the deck tried the network {tried} or raised {errors}"
+
+
 def test_slide_2_shows_rendered_text_offline(build, browser):
     path = deck_path(build, DECK)
     page, tried, errors = browser(path)
@@ -110,7 +154,6 @@ def test_slide_2_shows_rendered_text_offline(build, browser):
     page.evaluate("() => Reveal.next()")
     page.wait_for_timeout(1000)  # the slide transition
     shown = page.evaluate("() => [Reveal.getIndices(), Reveal.getCurrentSlide().innerText]")
-    (ROOT / "artifacts").mkdir(exist_ok=True)
     page.screenshot(path=str(ROOT / "artifacts" / "slides_slide2.png"))
     indices, text = shown
     assert (indices["h"], indices["v"]) != (0, 0), "Reveal.next() did not move off the first slide"

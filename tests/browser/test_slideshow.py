@@ -14,18 +14,26 @@ replaced in place: ipywidgets do not load in jupyterlab-rise 0.43.1's app (its s
 @jupyterlab/console that ipywidgets 8's manager needs), and the test checks the gauge's text is >= 16 px there.
 The gauge's cell is found by its content (``gauge.track(`` under the "## 2 · Full backpropagation" heading), its
 slide by RISE's ``activeCellIndex``. A screenshot of the slide goes to ``artifacts/slideshow_04.png``.
+
+Then, in the same slideshow, the lecturer goes to the window explorer's slide and runs its cell there: with no widget
+manager, RISE shows the explorer's static HTML version (course_utils/explorers/static_html.py, measured in the
+kernel), and moving its range input must show the peak graph memory that ``explorer.update(window=k)`` measures.
+Screenshot: ``artifacts/slideshow_explorer_04.png``.
 """
 import re
 import time
 
 import nbformat
+import pytest
 from jupyter_client import BlockingKernelClient
 from test_live_gauge import ROOT, api, dismiss_dialogs, in_chromium, open_when_idle, watch
 
-from course_utils import format_bytes, lecture
+from course_utils import explorers, format_bytes, lecture
 
 NOTEBOOK = ROOT / "notebooks" / "04_euler_ode_truncation.ipynb"
 SECTION = "## 2 · Full backpropagation"
+EXPLORER = "cu.explorers.euler_window()"  # the explorer's cell, found by its content
+WINDOWS = (1, 10, 60)  # where the explorer's range input is moved to
 
 READ_SLIDE = """() => {
     const cell = Array.from(document.querySelectorAll('.jp-CodeCell'))
@@ -55,11 +63,24 @@ def gauge_cell_index(path=NOTEBOOK):
     raise AssertionError(f"{path.name} has no code cell with `gauge.track(` under its {SECTION!r} heading")
 
 
-def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(tmp_path, free_port):
-    screenshot = ROOT / "artifacts" / "slideshow_04.png"
-    observed, meter = in_chromium(tmp_path, free_port, NOTEBOOK, lambda page, lab: present(page, lab, tmp_path, screenshot),
-                                  env={lecture.ENV_VAR: "1"})
+@pytest.fixture(scope="module")
+def slideshow(tmp_path_factory, unused_port):
+    """04 presented once in lecture mode: ``{"gauge": (states, meter bytes), "explorer": what explore returned, or
+    the AssertionError it raised}``."""
+    folder = tmp_path_factory.mktemp("slideshow")
 
+    def drive(page, lab):
+        observed, meter, slides = present(page, lab, folder, ROOT / "artifacts" / "slideshow_04.png")
+        try:
+            shown = explore(slides, ROOT / "artifacts" / "slideshow_explorer_04.png")
+        except AssertionError as error:  # the gauge's test still reports on its own
+            shown = error
+        return {"gauge": (observed, meter), "explorer": shown}
+    return in_chromium(folder, unused_port(), NOTEBOOK, drive, env={lecture.ENV_VAR: "1"})
+
+
+def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(slideshow):
+    observed, meter = slideshow["gauge"]
     while_running = [state for state in observed if "*" in state["prompt"]]
     assert while_running and all(state["shown"] for state in while_running), (
         "the gauge's cell left the slide shown while it ran: RISE moved to another slide")
@@ -74,9 +95,21 @@ def test_the_gauge_moves_on_its_slide_and_ends_on_the_meter(tmp_path, free_port)
     assert final["px"] >= lecture.MIN_PX, f"the gauge's text is {final['px']} px on the slide; lecture mode wants >= 16"
 
 
+def test_the_explorer_moves_on_its_slide_and_shows_the_measured_reading(slideshow):
+    shown = slideshow["explorer"]
+    if isinstance(shown, AssertionError):
+        raise shown
+    explorer = explorers.euler_window()
+    wanted = {k: explorer.update(window=k).peak_saved for k in WINDOWS}
+    assert len(set(wanted.values())) == len(WINDOWS), f"the windows' peaks should differ: {wanted}"
+    assert shown == {k: (str(k), format_bytes(peak), f"{peak:,} bytes") for k, peak in wanted.items()}, (
+        f"on the slide the explorer showed {shown}; explorer.update(window=k) measured {wanted}")
+
+
 def present(page, lab, folder, screenshot, timeout=300, slide_timeout=180):  # deadlines, not timings: it runs 04's cells
     """Run the notebook above the gauge in JupyterLab, open the slideshow on the gauge's slide, run the gauge's cell
-    there; return the states the page went through and the live meter's final bytes, read from the kernel."""
+    there; return the states the page went through, the live meter's final bytes (read from the kernel) and the
+    slideshow's page."""
     deadline = time.monotonic() + timeout
     index = gauge_cell_index()
     open_when_idle(page, lab, NOTEBOOK.name, deadline)
@@ -127,7 +160,40 @@ def present(page, lab, folder, screenshot, timeout=300, slide_timeout=180):  # d
                              f"last state {observed[-1]}; {dialog_text(slides)}; screenshot {screenshot}")
     slides.screenshot(path=str(screenshot))
     # the meter's reading after the last step (the cell's backward() frees the graph after the loop: it reads less now)
-    return observed, int(kernel_prints(lab, folder, "print(gauge.trace.values['live'][-1])"))
+    return observed, int(kernel_prints(lab, folder, "print(gauge.trace.values['live'][-1])")), slides
+
+
+def explore(slides, screenshot, timeout=120):  # a deadline, not a timing: the cell measures the explorer's grid
+    """Go to the explorer's slide, run its cell there (Ctrl+Enter) and move the static explorer's range input to each
+    of WINDOWS; return ``{window: (the input's label, the peak shown, its exact bytes)}``."""
+    deadline = time.monotonic() + timeout
+    slides.evaluate("""call => {
+        const cell = Array.from(document.querySelectorAll('.jp-CodeCell'))
+            .find(c => c.querySelector('.jp-InputArea').textContent.includes(call));
+        const [, h, v] = cell.closest('section').id.split('-');
+        location.hash = '#/' + h + '/' + v;
+    }""", EXPLORER)
+    cell = slides.locator("section.present .jp-CodeCell", has_text=EXPLORER)
+    cell.wait_for()
+    cell.locator(".jp-InputPrompt").click()
+    slides.keyboard.press("Control+Enter")
+    while not re.fullmatch(r"\[\d+\]:", cell.locator(".jp-InputPrompt").text_content().strip()):
+        assert time.monotonic() < deadline, f"the explorer's cell did not finish on its slide; {dialog_text(slides)}"
+        slides.wait_for_timeout(250)
+    errors = cell.locator('[data-mime-type="application/vnd.jupyter.error"]').all_text_contents()
+    assert not errors, f"the explorer's cell raised on its slide: {errors[0][:500]}"
+    view = cell.locator(".amlab-static-explorer")
+    assert view.count() == 1, f"the explorer's cell shows no static explorer on its slide: {cell.inner_text()[:500]!r}"
+    options = explorers.WINDOWS
+    shown = {}
+    for k in WINDOWS:
+        view.locator("input.amlab-explorer-window").fill(str(options.index(k)))
+        peak = view.locator(".amlab-explorer-readout .amlab-explorer-peak")
+        shown[k] = (view.locator("input.amlab-explorer-window + output").inner_text(), peak.inner_text(),
+                    peak.get_attribute("title"))
+        if k == WINDOWS[1]:
+            slides.screenshot(path=str(screenshot))
+    return shown
 
 
 def kernel_connections(lab):

@@ -7,6 +7,7 @@ import torch
 
 from course_utils import LiveTensors, laplacians, pinn
 from course_utils.explorers import nb06_which_laplacian as explorers
+from course_utils.explorers.static_html import static_explorer
 from course_utils.problems.models import TanhMLP
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tiny tensors: a second thread only contends for the cores
@@ -34,3 +35,14 @@ def test_laplacian_explorer_draws_live_points_over_the_reference_data():
     assert set(reading.measured) == {("forward Laplacian (one pass)", 2),
                                      ("forward Laplacian (one pass)", 4), ("Hutchinson, 1 probe (stochastic)", 4)}
     assert reading.html().count("<svg") == 1 and "laplacian_cpu.json" in reading.html()
+
+
+def test_a_figure_is_drawn_once_per_method_until_the_next_measurement():
+    explorer = explorers.laplacian_methods()  # the forward Laplacian at d = 2, measured
+    reading = explorer.reading
+    drawn = reading.figure_svg()
+    assert reading.figure_svg() is drawn, "nothing was measured since: the same drawing"
+    view = static_explorer(explorer, only={"method": (reading.method,), "d": (2, 4)})
+    assert len({frame[frame.index("<svg"):] for frame in view.frames.values()}) == 1, (
+        "the static explorer's frames of one method share one figure, with every point of the grid")
+    assert reading.figure_svg() != drawn, "measured since: d = 4 is a new live point, drawn again"

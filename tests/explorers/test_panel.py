@@ -46,6 +46,33 @@ def test_a_setting_that_cannot_be_measured_says_so_in_the_panel():
     assert explorer.settings == {"size": 1}, "the reading shown still belongs to the settings recorded"
 
 
+def test_its_display_carries_the_static_explorer_of_its_grid_for_pages_without_widgets():
+    calls = []
+
+    class Reading:
+        def __init__(self, size):
+            self.size = size
+
+        def text(self):
+            return f"size {self.size}"
+
+        def html(self):
+            return f"<b class='amlab-explorer-size'>{self.size}</b>"
+
+    def compute(size):
+        calls.append(size)
+        return Reading(size)
+
+    explorer = Explorer("test", {"size": ("size", (1, 2, 3), 2)}, compute, cap="size <= 3", grid={"size": (1, 3)})
+    bundle = explorer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/plain"] == "size 2"
+    page = bundle["text/html"]
+    assert calls == [2, 1, 3], "the grid's settings are measured by the explorer's own compute function"
+    assert '"1": "<b' in page and '"3": "<b' in page and '"2": "<b' not in page, "one frame per setting of the grid"
+    assert "2 settings measured in the kernel (a grid of size 1, 3 of 3;" in page, "the page says what it measured"
+    assert explorer.settings == {"size": 2} and explorer.reading.size == 2, "the panel keeps its own reading"
+
+
 def test_the_package_finds_every_notebooks_explorer_and_its_panels():
     folder = pathlib.Path(explorers.__file__).parent
     assert list(explorers.NOTEBOOK_EXPLORERS) == sorted(path.stem for path in folder.glob("nb[0-9][0-9]_*.py"))
