@@ -17,7 +17,6 @@ import pytest
 
 import instructor_guide as guide
 
-PATH_TABLE = re.compile(r"<!-- lecture-path:.*?-->\n(.*?)<!-- /lecture-path -->", re.S)
 CITATION = re.compile(r"\b(\d\d) «([^»]+)»")
 MODES = {"live", "skip", "homework"}
 
@@ -26,26 +25,13 @@ def guide_text(root):
     return (root / guide.GUIDE).read_text()
 
 
-def lecture_path(root):
-    """``[(notebook number, heading, mode, minutes)]`` from the guide's lecture-path table."""
-    table = PATH_TABLE.search(guide_text(root))
-    assert table, f"{guide.GUIDE} has no <!-- lecture-path ... --> ... <!-- /lecture-path --> table"
-    rows = []
-    for line in table[1].strip().splitlines()[2:]:                      # skip the header and the |---| line
-        number, section, mode, minutes = (cell.strip() for cell in line.strip().strip("|").split(" | "))
-        heading = re.fullmatch(r"«(.+)»", section)
-        assert heading, f"lecture path: write the section as «heading», not {section!r}"
-        rows.append((number, heading[1], mode.split(" (")[0], int(minutes)))
-    return rows
-
-
 def notebook(root, number):
     (path,) = (root / "notebooks").glob(f"{number}_*.ipynb")
     return path
 
 
 def test_the_lecture_path_fills_90_minutes_with_live_demos(root):
-    rows = lecture_path(root)
+    rows = guide.lecture_path(root)
     assert {mode for _, _, mode, _ in rows} <= MODES, f"each row is one of {sorted(MODES)}"
     live = sum(minutes for _, _, mode, minutes in rows if mode == "live")
     assert live == 90, f"the live demos of the lecture path add up to {live} minutes, not 90"
@@ -55,12 +41,12 @@ def test_the_lecture_path_fills_90_minutes_with_live_demos(root):
 
 def test_every_heading_the_guide_cites_exists_in_its_notebook(root):
     text = guide_text(root)
-    cited = [(number, heading) for number, heading, _, _ in lecture_path(root)] + [
+    cited = [(number, heading) for number, heading, _, _ in guide.lecture_path(root)] + [
         (number, " ".join(heading.split())) for number, heading in CITATION.findall(text)]   # a citation may wrap
     assert len(cited) > 60, "the guide cites the lecture path's sections and each misconception's refuting section"
     missing = [(number, heading) for number, heading in cited if heading not in guide.headings(notebook(root, number))]
     assert not missing, f"headings the guide cites that are not in the notebook (renamed?): {missing}"
-    outside_table = PATH_TABLE.sub("", text)
+    outside_table = guide.PATH_TABLE.sub("", text)
     unattributed = [outside_table[max(0, m.start() - 30):m.end() + 30] for m in re.finditer("«", outside_table)
                     if not re.search(r"\b\d\d $", outside_table[:m.start()])]
     assert not unattributed, f"cite a section as 'NN «heading»' so that it can be checked: {unattributed}"

@@ -82,6 +82,7 @@ SETUP_MARK = "# Setup for Google Colab"
 TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes(?: \(by section: [^)\n]*\))?\.")
 PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
+PATH_TABLE = re.compile(r"<!-- lecture-path:.*?-->\n(.*?)<!-- /lecture-path -->", re.S)  # the guide's 90-minute path
 CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
 FAST_PATH_MARK = "<!-- fast-path: written by tools/instructor_guide.py --write -->"
 FAST_PATH_LIMIT = 30  # minutes: the issue's bound for the route
@@ -357,6 +358,31 @@ def _cells(root, name):
 
 
 # --- today's notebooks ------------------------------------------------------------------------------------------
+
+def lecture_path(root=ROOT):
+    """``[(notebook number, heading, mode, minutes)]``: the rows of the guide's 90-minute lecture-path table."""
+    table = PATH_TABLE.search((root / GUIDE).read_text())
+    if not table:
+        raise SystemExit(f"{GUIDE} has no <!-- lecture-path ... --> ... <!-- /lecture-path --> table")
+    rows = []
+    for line in table[1].strip().splitlines()[2:]:                      # skip the header and the |---| line
+        number, section, mode, minutes = (cell.strip() for cell in line.strip().strip("|").split(" | "))
+        heading = re.fullmatch(r"«(.+)»", section)
+        if not heading:
+            raise SystemExit(f"lecture path: write the section as «heading», not {section!r}")
+        rows.append((number, heading[1], mode.split(" (")[0], int(minutes)))
+    return rows
+
+
+def lecture_notebooks(root=ROOT):
+    """The notebooks the lecture shows: those with a live row on the lecture path.
+
+    >>> [path.stem[:2] for path in lecture_notebooks()][:2]
+    ['00', '01']
+    """
+    live = {number for number, _, mode, _ in lecture_path(root) if mode == "live"}
+    return [path for path in notebook_paths(root) if path.name[:2] in live]
+
 
 def notebook_paths(root=ROOT):
     return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
