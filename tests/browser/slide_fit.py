@@ -32,8 +32,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1] / "tools")]
 
+import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
-from slide_fit_record import SIZES  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"
@@ -159,7 +159,7 @@ def summary(slides):
             "cut_ids": [f"{s['id']} (+{s['overflow']} px)" for s in slides if s["cut"]]}
 
 
-def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
+def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, shots=None):
     """``{notebook: {"WxH": summary}}`` for the notebooks (paths), served from ``folder`` (a temporary folder)."""
     import nbformat
     from nbformat.sign import NotebookNotary
@@ -205,22 +205,22 @@ def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
 
 
 def record(port):
-    """Run the lecture path in lecture mode, measure it at :data:`SIZES` and write tools/slide_fit_record.py's record."""
+    """Run the lecture path in lecture mode, measure it at both sizes and write tools/slide_fit_record.py's record."""
     import os
     import tempfile
 
     import executed
     import instructor_guide
-    import slide_fit_record
 
     from course_utils import lecture
 
     os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
     with tempfile.TemporaryDirectory() as folder:
         copies = executed.execute(Path(folder) / "build", instructor_guide.lecture_notebooks())
-        results = measure(copies, Path(folder) / "lab", port, SIZES)
+        results = measure(copies, Path(folder) / "lab", port)
     path = ROOT / slide_fit_record.RECORD
-    path.write_text(json.dumps(slide_fit_record.make(results, "python tests/browser/slide_fit.py --record"), indent=1) + "\n")
+    made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record")
+    path.write_text(json.dumps(made, indent=1) + "\n")
     print(f"[slide_fit] wrote {path.relative_to(ROOT)}")
     return results
 
