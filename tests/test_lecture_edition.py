@@ -115,7 +115,7 @@ def test_the_course_condensed(root):
     rows' cells, every code cell kept in order, and each live row's minutes opening one note."""
     rows = guide.lecture_path(root)
     timed = lecture_edition.timings(rows)
-    paths = guide.lecture_notebooks(root)
+    paths = guide.live_notebooks(root)
     assert [path.stem[:2] for path in paths] == sorted({number for number, _ in timed})
     for path in paths:
         nb = nbformat.read(path, as_version=4)
@@ -143,7 +143,7 @@ def test_the_slide_count_is_the_decks():
 def test_make_present_condensed_copies_the_lecture_path_once(tmp_path, root):
     folder = tmp_path / "lecture_condensed"
     copied = my_notebooks.copy_missing(root / "notebooks", folder, condensed=True)
-    assert copied == [path.name for path in guide.lecture_notebooks(root)]
+    assert copied == [path.name for path in guide.live_notebooks(root)]
     for name in copied:
         assert (folder / name).read_text() == lecture_edition.lecture_text(root / "notebooks" / name, True, root)
     (folder / copied[0]).write_text("my work")

@@ -12,8 +12,13 @@ def test_the_sheets_are_what_the_notebooks_make():
 def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
     sheet = lecturer_sheets.cheat_sheet()
     for path in instructor_guide.notebook_paths():
-        summary = next(c.source for c in nbformat.read(path, as_version=4).cells
-                       if c.cell_type == "markdown" and lecturer_sheets.SUMMARY.search(c.source))
+        cells = nbformat.read(path, as_version=4).cells
+        start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and lecturer_sheets.SUMMARY.search(c.source))
+        summary = cells[start].source
+        for cell in cells[start + 1:]:  # a long Summary goes on in the markdown cells of its next sub-slides
+            if cell.cell_type != "markdown" or cell.source.startswith("#") or instructor_guide.is_notes(cell):
+                break
+            summary += "\n" + cell.source
         bullets = summary.split("\n\n**Next", 1)[0].count("\n- ") + summary.startswith("- ")
         rules = lecturer_sheets.summary_rules(path)
         assert len(rules) == bullets and all(f"- {rule}" in sheet for rule in rules), path.name

@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from editions import learner_edition  # noqa: E402
 from executed import ROOT, execute  # noqa: E402
-from instructor_guide import lecture_notebooks, lecture_path  # noqa: E402
+from instructor_guide import lecture_path, live_notebooks  # noqa: E402
 from lecture_edition import lecture_edition  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
@@ -376,7 +376,7 @@ def main(argv=None):
     if args.condensed and args.what != "slides":
         parser.error("--condensed goes with slides")
     if args.condensed:
-        build_slides(execute(build, lecture_notebooks()), build / "slides-condensed", condensed=True)
+        build_slides(execute(build, live_notebooks()), build / "slides-condensed", condensed=True)
     elif args.what == "slides":
         build_slides(execute(build), build / "slides")
     else:

@@ -375,9 +375,19 @@ def lecture_path(root=ROOT):
 
 
 def lecture_notebooks(root=ROOT):
-    """The notebooks the lecture shows: those with a live row on the lecture path.
+    """The notebooks of the lecture path: each one its table names, whether its sections are live, homework or skipped.
 
     >>> [path.stem[:2] for path in lecture_notebooks()][:2]
+    ['00', '01']
+    """
+    named = {number for number, _, _, _ in lecture_path(root)}
+    return [path for path in notebook_paths(root) if path.name[:2] in named]
+
+
+def live_notebooks(root=ROOT):
+    """The notebooks the condensed lecture shows: those with a live row on the lecture path.
+
+    >>> [path.stem[:2] for path in live_notebooks()][:2]
     ['00', '01']
     """
     live = {number for number, _, mode, _ in lecture_path(root) if mode == "live"}

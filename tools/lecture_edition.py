@@ -151,7 +151,7 @@ def condensed_summary(root=ROOT):
     rows = guide.lecture_path(root)
     return {path.stem: (slide_count(lecture_edition(nbformat.read(path, as_version=4), path.stem, rows, condensed=True)),
                         sum(minutes for number, _, mode, minutes in rows if number == path.stem[:2] and mode == "live"))
-            for path in guide.lecture_notebooks(root)}
+            for path in guide.live_notebooks(root)}
 
 
 def condensed_block(root=ROOT):

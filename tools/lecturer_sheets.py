@@ -50,12 +50,19 @@ def rule(bullet):
 
 
 def summary_rules(path):
-    """The rules of ``path``'s Summary cell, in order (empty when it has none)."""
-    for cell in nbformat.read(path, as_version=4).cells:
-        if cell.cell_type == "markdown" and SUMMARY.search(cell.source):
-            body = SUMMARY.split(cell.source, maxsplit=1)[1].split("\n\n**Next", 1)[0]
-            return [rule("- " + bullet) for bullet in BULLET.split(body)[1:]]
-    return []
+    """The rules of ``path``'s Summary, in order (empty when it has none): its cell and the markdown cells that go on
+    with it (a long Summary is split over sub-slides), up to the next heading or speaker notes."""
+    cells, body = nbformat.read(path, as_version=4).cells, None
+    for cell in cells:
+        if body is None and cell.cell_type == "markdown" and SUMMARY.search(cell.source):
+            body = SUMMARY.split(cell.source, maxsplit=1)[1]
+        elif body is not None:
+            if cell.cell_type != "markdown" or cell.source.startswith("#") or guide.is_notes(cell):
+                break
+            body += "\n\n" + cell.source
+    if body is None:
+        return []
+    return [rule("- " + bullet) for bullet in BULLET.split(body.split("\n\n**Next", 1)[0])[1:]]
 
 
 def title(path):

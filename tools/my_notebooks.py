@@ -20,7 +20,7 @@ import pathlib
 import sys
 
 from editions import learner_text
-from instructor_guide import lecture_notebooks
+from instructor_guide import live_notebooks
 from lecture_edition import lecture_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def _copy(notebook, target, lecture, condensed):
 
 def _notebooks(course, condensed):
     """The notebooks of ``course`` to copy: all of them, or ``condensed``, those with a live section on the path."""
-    return lecture_notebooks(course.parent) if condensed else sorted(course.glob("*.ipynb"))
+    return live_notebooks(course.parent) if condensed else sorted(course.glob("*.ipynb"))
 
 
 def copy_missing(course=COURSE, mine=MINE, lecture=False, condensed=False):

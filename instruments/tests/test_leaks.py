@@ -7,7 +7,7 @@ import weakref
 import pytest
 import torch
 
-from autograd_memory import LiveTensors, NotFlatError, find_leaks
+from autograd_memory import LiveTensors, NotFlatError, display_settings, find_leaks
 from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 N = 500  # elements: 2,000 bytes in float32
@@ -174,6 +174,26 @@ def test_the_report_reads_as_a_table():
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
         report.assert_flat()
+
+
+def test_on_a_slide_the_report_shows_its_largest_rows_at_full_size():
+    kept_small, kept_large, kept_third = [], [], []
+
+    def step():
+        kept_small.append(torch.ones(N))
+        kept_large.append(torch.ones(4 * N))
+        kept_third.append(torch.ones(2 * N))
+    report = find_leaks(step, steps=2)
+    display_settings.use_large()
+    try:
+        slide = report._repr_html_()
+    finally:
+        display_settings.use_large(False)
+    page = report._repr_html_()
+    assert len(report.rows) == 3 and page.count("<tr><td") == 3 and "<small>" in page
+    assert slide.count("<tr><td style='text-align:left'>+") == display_settings.REPORT_ROWS == 2, slide
+    assert "kept_large" in slide and "kept_small" not in slide and "1 more row(s)" in slide
+    assert "<small>" not in slide, "the OS's view is text on a slide too: at the slide's size"
 
 
 def test_find_leaks_keeps_no_tensor_alive():

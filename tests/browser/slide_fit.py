@@ -3,11 +3,13 @@
     python tests/browser/slide_fit.py build/executed/04_euler_ode_truncation.ipynb   # at 1280x720 and 1920x1080
     python tests/browser/slide_fit.py NB... --bare        # RISE as it comes (the "before")
     python tests/browser/slide_fit.py NB... --sizes 1280x720 --json out.json --shots artifacts/fit
+    python tests/browser/slide_fit.py --record   # the lecture path, run in lecture mode, into data/slide_fit.json
 
 Serves the notebooks (executed copies, so that their outputs are on the slides: ``python tools/executed.py``) with
 a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium at each window size, visits every
 (sub)slide by its URL hash ``#/h/v`` and reads the page:
 
+* ``boxes``: each shown cell's top and bottom in px (which cell to split or to move to a sub-slide);
 * ``cut``: the slide's text or pictures reach below the window's bottom by ``overflow`` px (with every fragment
   shown); ``reachable``: the slide scrolls (RISE's ``scroll`` setting), so the lecturer can still bring it into view;
 * ``wide``: a code line or a printed line longer than its box (it scrolls sideways inside the cell);
@@ -16,7 +18,9 @@ a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium 
   smallest label of a graph (graphviz SVG) as shown.
 
 By default the notebooks' folder gets the course's ``tools/rise.css`` and RISE the settings of
-``tools/jupyterlab_overrides.json``, as ``make present`` gives them; ``--bare`` leaves both out.
+``tools/jupyterlab_overrides.json``, as ``make present`` gives them; ``--bare`` leaves both out. ``--record`` runs the
+lecture path's notebooks in lecture mode (``AMLAB_LECTURE=1``, as ``make present`` does) and writes what the test suite
+checks (tools/slide_fit_record.py): run it after changing a lecture notebook or tools/rise.css.
 """
 import argparse
 import json
@@ -26,14 +30,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1] / "tools")]
 
+import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"
 RISE_SETTINGS = "jupyterlab-rise/plugin.jupyterlab-settings"  # RISE's settings in tools/jupyterlab_overrides.json
-SIZES = ((1280, 720), (1920, 1080))
 
 MEASURE = """() => {
     const W = window.innerWidth, H = window.innerHeight;
@@ -101,7 +105,8 @@ MEASURE = """() => {
         svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
     }
     // cut: drawn below the window's bottom (a line too wide wraps, or scrolls in its cell: ``wide``)
-    return {id: slide.id, cells: cells.length, overflow: Math.round(Math.max(bottom - H, 0)),
+    const boxes = cells.map(c => { const r = c.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; });
+    return {id: slide.id, cells: cells.length, boxes, overflow: Math.round(Math.max(bottom - H, 0)),
             right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide, min_px: minPx, smallest,
             img_scale: imgScale, svg_label_px: svgLabel};
 }"""
@@ -109,6 +114,8 @@ MEASURE = """() => {
 
 def measure_notebook(page, lab, name, shots=None, tag=""):
     """Open ``name``'s slideshow on ``page`` and measure every (sub)slide; return the list of measurements."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.goto(f"{lab.base}/rise/{name}?token={lab.token}")
     page.wait_for_selector(".reveal.ready .slides > section.present > section.present", timeout=120_000)
     page.wait_for_timeout(1500)
@@ -117,9 +124,17 @@ def measure_notebook(page, lab, name, shots=None, tag=""):
     slides = []
     for slide_id in ids:
         _, h, v = slide_id.split("-")
-        page.evaluate(f"() => {{ location.hash = '#/{h}/{v}'; }}")
-        page.wait_for_selector(f".reveal .slides > section.present > section.present#{slide_id}", timeout=20_000)
-        page.wait_for_timeout(400)  # RISE's setScrollingSlide and reveal's layout run on slidechanged
+        for attempt in (1, 2):  # on a loaded machine reveal may miss a hash change: set it once more
+            page.evaluate(f"() => {{ location.hash = '#/{h}/{v}'; }}")
+            try:
+                page.wait_for_selector(f".reveal .slides > section.present > section.present#{slide_id}",
+                                       timeout=20_000 * attempt)
+                break
+            except PlaywrightTimeout:
+                if attempt == 2:
+                    raise
+        # RISE's setScrollingSlide and reveal's layout run on slidechanged: measure after the next two frames
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         found = page.evaluate(MEASURE)
         slides.append(found)
         if shots is not None and found["cut"]:
@@ -144,7 +159,7 @@ def summary(slides):
             "cut_ids": [f"{s['id']} (+{s['overflow']} px)" for s in slides if s["cut"]]}
 
 
-def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
+def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, shots=None):
     """``{notebook: {"WxH": summary}}`` for the notebooks (paths), served from ``folder`` (a temporary folder)."""
     import nbformat
     from nbformat.sign import NotebookNotary
@@ -189,24 +204,51 @@ def measure(notebooks, folder, port, sizes=SIZES, bare=False, shots=None):
     return results
 
 
+def record(port):
+    """Run the lecture path in lecture mode, measure it at both sizes and write tools/slide_fit_record.py's record."""
+    import os
+    import tempfile
+
+    import executed
+    import instructor_guide
+
+    from course_utils import lecture
+
+    os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
+    with tempfile.TemporaryDirectory() as folder:
+        copies = executed.execute(Path(folder) / "build", instructor_guide.lecture_notebooks())
+        results = measure(copies, Path(folder) / "lab", port)
+    path = ROOT / slide_fit_record.RECORD
+    made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record")
+    path.write_text(json.dumps(made, indent=1) + "\n")
+    print(f"[slide_fit] wrote {path.relative_to(ROOT)}")
+    return results
+
+
 def main(argv=None):
     import socket
     import tempfile
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--record", action="store_true", help="measure the lecture path into data/slide_fit.json")
     parser.add_argument("--bare", action="store_true", help="RISE as it comes: no rise.css, no RISE settings")
     parser.add_argument("--sizes", default="1280x720,1920x1080")
     parser.add_argument("--json", type=Path, help="write every measurement here")
     parser.add_argument("--shots", type=Path, help="a screenshot of every cut slide, in this folder")
     args = parser.parse_args(argv)
+    if bool(args.notebooks) == args.record:
+        parser.error("name executed notebooks to measure, or --record (the lecture path, executed here)")
     sizes = [tuple(int(n) for n in size.split("x")) for size in args.sizes.split(",")]
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     start = time.monotonic()
-    with tempfile.TemporaryDirectory() as folder:
-        results = measure(args.notebooks, Path(folder), port, sizes, args.bare, args.shots)
+    if args.record:
+        results = record(port)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            results = measure(args.notebooks, Path(folder), port, sizes, args.bare, args.shots)
     for name, by_size in results.items():
         for size, found in by_size.items():
             print(f"{name} {size}: {found['slides']} slides, {found['cut']} cut ({found['unreachable']} unreachable), "

@@ -563,7 +563,8 @@ class GraphLifecycle(ShowsAsText):
 
     def _repr_html_(self):
         panels = "".join(self._panel(label, view) for label, view in self.snapshots)
-        return f"<div style='display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start'>{panels}</div>"
+        return (f"<div class='amlab-lifecycle' style='display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start'>"
+                f"{panels}</div>")  # the class: a slideshow's stylesheet keeps the moments side by side
 
     def __str__(self):
         return "\n\n".join(f"== {label} ==\n{view if view is not None else 'output deleted'}" for label, view in self.snapshots)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import psutil  # noqa: F401  read by device_memory; imported here so that the first find_leaks call is not the one to pay for it
 
+from . import display_settings
 from .holders import MAX_OBJECTS, roots_of, search
 from .meters import LiveTensors, device_memory
 from .sites import creation_site_and_caller, source_location, source_text
@@ -191,11 +192,20 @@ class LeakReport(ShowsAsText):
                 f"</td><td style='text-align:left'>{html.escape(r.made())}</td>"
                 f"<td style='text-align:left'><code>{html.escape(r.holder)}</code></td>"
                 f"<td style='text-align:left'>{html.escape(r.fix)}</td></tr>" for r in rows)
-        body = cells(self.rows) or "<tr><td colspan=4>flat: nothing grows from step to step</td></tr>"
-        if self.bounded:
-            body += "<tr><th colspan=4 style='text-align:left'>bounded growth, not leaks</th></tr>" + cells(self.bounded)
+        large = display_settings.is_large()  # a slide: the largest rows, at the slide's text size
+        rows, bounded = self.rows, self.bounded
+        if large:
+            rows = rows[:display_settings.REPORT_ROWS]
+            bounded = bounded[:display_settings.REPORT_ROWS - len(rows)]
+        body = cells(rows) or "<tr><td colspan=4>flat: nothing grows from step to step</td></tr>"
+        if bounded:
+            body += "<tr><th colspan=4 style='text-align:left'>bounded growth, not leaks</th></tr>" + cells(bounded)
+        left_out = len(self.rows) + len(self.bounded) - len(rows) - len(bounded)
+        if left_out:
+            body += f"<tr><td colspan=4 style='text-align:left'>… {left_out} more row(s); print() the report for all</td></tr>"
+        os_view = html.escape(self.os_view())
         return (f"<table><caption style='text-align:left'>{html.escape(self.headline())}<br>"
-                f"<small>{html.escape(self.os_view())}</small></caption><thead><tr><th>what grows</th>"
+                f"{os_view if large else f'<small>{os_view}</small>'}</caption><thead><tr><th>what grows</th>"
                 f"<th>where it was made</th><th>what keeps it</th><th>the fix</th></tr></thead>{body}</table>")
 
     def assert_flat(self):

@@ -1,0 +1,72 @@
+"""The recorded fit of the lecture's slides (data/slide_fit.json), and whether it still describes the notebooks.
+
+    python tests/browser/slide_fit.py --record    # run the lecture path in lecture mode, measure it in chromium, write it
+
+Measuring every slide of the lecture path in chromium takes minutes, so the test suite reads this record
+(tests/test_slide_fit_record.py): per lecture-path notebook (the guide's live rows) and window size, the slides, the
+cut ones and the smallest text, beside a fingerprint of what the measurement depends on: each notebook's cells as
+RISE shows them (type, source, slide type) and the projector stylesheet tools/rise.css. Editing either makes the
+record stale until it is measured again; tests/browser/test_projector.py measures 04 live.
+
+>>> cell = {"cell_type": "markdown", "source": "# Title", "metadata": {"slideshow": {"slide_type": "slide"}}}
+>>> fingerprint([cell]) == fingerprint([dict(cell, id="x", outputs=[])]), fingerprint([cell]) == fingerprint([])
+(True, False)
+"""
+import datetime
+import hashlib
+import json
+import pathlib
+
+import instructor_guide
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RECORD = "data/slide_fit.json"
+STYLESHEET = "tools/rise.css"
+SIZES = ((1280, 720), (1920, 1080))
+KEPT = ("slides", "cut", "unreachable", "wide", "min_px", "smallest_text_px", "svg_label_px", "img_scale", "cut_ids")
+
+
+def fingerprint(cells):
+    """A SHA-256 of the cells as a slideshow shows them: type, source and slide type (not outputs, ids or counts)."""
+    shown = [(cell["cell_type"], "".join(cell["source"]),
+              cell.get("metadata", {}).get("slideshow", {}).get("slide_type")) for cell in cells]
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
+
+
+def notebook_fingerprint(path):
+    return fingerprint(json.loads(pathlib.Path(path).read_text())["cells"])
+
+
+def stylesheet_fingerprint(root=ROOT):
+    return hashlib.sha256((root / STYLESHEET).read_bytes()).hexdigest()
+
+
+def make(results, command, root=ROOT):
+    """The record of ``results`` (``slide_fit.measure``'s ``{notebook file: {"WxH": summary}}``), per-slide data left out."""
+    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return {"provenance": {"command": command, "date": date},
+            "stylesheet_sha256": stylesheet_fingerprint(root),
+            "notebooks": {pathlib.Path(name).stem: {
+                "source_sha256": notebook_fingerprint(root / "notebooks" / name),
+                **{size: {key: found[key] for key in KEPT} for size, found in by_size.items()}}
+                for name, by_size in sorted(results.items())}}
+
+
+def load(root=ROOT):
+    return json.loads((root / RECORD).read_text())
+
+
+def stale(record, root=ROOT):
+    """What changed since ``record`` was measured: a list of sentences, empty when it is current."""
+    found = []
+    if record["stylesheet_sha256"] != stylesheet_fingerprint(root):
+        found.append(f"{STYLESHEET} changed")
+    wanted = {path.stem: path for path in instructor_guide.lecture_notebooks(root)}
+    for name in sorted(set(wanted) - set(record["notebooks"])):
+        found.append(f"{name} is on the lecture path but not in the record")
+    for name in sorted(set(record["notebooks"]) - set(wanted)):
+        found.append(f"{name} is in the record but no longer on the lecture path")
+    for name, path in sorted(wanted.items()):
+        if name in record["notebooks"] and record["notebooks"][name]["source_sha256"] != notebook_fingerprint(path):
+            found.append(f"notebooks/{path.name} changed (its cells or their slide types)")
+    return found
