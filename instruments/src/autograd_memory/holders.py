@@ -211,18 +211,19 @@ class _Search:
         self.max_objects, self.max_nodes = max_objects, max_nodes
 
     def run(self, roots):
-        queue = collections.deque()
+        queue = collections.deque()  # only what is searched enters it: leaves never cost a path string
         for root in roots:
-            queue.append((root.name, root.value, root.name, root.note, False))
-        found = self.found
+            if _searched(root.value):
+                queue.append((root.name, root.value, root.name, root.note, False))
+        found, seen = self.found, self.seen
         while queue:
             path, value, key, note, through_grad = queue.popleft()
-            if id(value) in self.seen or not _searched(value):
+            if id(value) in seen:
                 continue
             if found.visited >= self.max_objects:
                 found.exhausted = True
                 break
-            self.seen.add(id(value))
+            seen.add(id(value))
             self.keep.append(value)  # ids stay unique while the search runs
             found.visited += 1
             if isinstance(value, torch.Tensor):
@@ -238,6 +239,8 @@ class _Search:
             except Exception:  # a property that raises, a container changing under us: not searched
                 continue
             for edge, child, kind in children:
+                if id(child) in seen or not _searched(child):
+                    continue
                 if kind == "closure":  # a new name: the holder is named from here on
                     queue.append((path + edge, child, edge.split(" (")[0].removeprefix(" -> "), edge.partition(" (")[2][:-1],
                                   through_grad))

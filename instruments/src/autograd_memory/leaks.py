@@ -26,11 +26,11 @@ import html
 import sys
 from dataclasses import dataclass, field
 
-import psutil  # noqa: F401  read by device_memory; imported here so that the first find_leaks call is not the one to pay for it
+import psutil  # noqa: F401  read by process_rss; imported here so that the first find_leaks call is not the one to pay for it
 
 from . import display_settings
 from .holders import MAX_OBJECTS, roots_of, search
-from .meters import LiveTensors, device_memory
+from .meters import LiveTensors, process_rss
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step
 from .tables import ShowsAsText
@@ -262,11 +262,11 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
             for _ in range(warmup):
                 call_step(step, "find_leaks")
             first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
-            rss = [device_memory()["rss"]]
+            rss = [process_rss()]
             middle = None
             for number in range(1, steps + 1):
                 call_step(step, "find_leaks")
-                rss.append(device_memory()["rss"])
+                rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:
                     gc.collect()
                     middle = _by_line(meter.alive())
