@@ -64,8 +64,8 @@ class _OpRecorder(LiveTensors):
 
     def _recount(self, storage):
         """A storage grown in place (``resize_``, ``out=``): its growth is an event too, so the kinds add up."""
-        entry = self._refs.get(id(storage))
-        before = entry[1] if entry is not None else None
+        ref = self._refs.get(id(storage))
+        before = ref.nbytes if ref is not None else None
         super()._recount(storage)
         number = self.serial.get(id(storage))
         if before is not None and number is not None and storage.nbytes() != before:

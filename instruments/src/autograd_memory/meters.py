@@ -253,6 +253,13 @@ class _CountNewStorages(internals.CompileAwareMode):
         return out
 
 
+class _StorageRef(weakref.ref):
+    """A weak reference to a counted storage that carries its record: its id (``key``), bytes and device.
+    (One object per storage: a tuple around a plain weakref and a ``functools.partial`` callback cost three.)"""
+
+    __slots__ = ("key", "nbytes", "device")
+
+
 class LiveTensors(_Meter):
     """Count the bytes of every tensor storage created while the meter is active.
 
@@ -296,8 +303,8 @@ class LiveTensors(_Meter):
 
     def __init__(self):
         super().__init__()
-        self._refs = {}  # id(storage) -> (weakref to storage, nbytes, device)
-        self._dead = {}  # id(storage) -> its dead weakref, set by the weakref's callback (a C call)
+        self._refs = {}  # id(storage) -> its _StorageRef (the storage's record: key, bytes, device)
+        self._dead = []  # _StorageRefs whose storage died, appended by the callback (list.append: a C call)
         self._tracked = set()  # ids of storages added by track(): they existed before
         self._by_device = {}  # "cpu", "cuda:0", ... -> bytes alive now
         self._peak_by_device = {}
@@ -379,11 +386,13 @@ class LiveTensors(_Meter):
             if key in self._refs:
                 return
             self._stale = True
-            nbytes = storage.nbytes()
-            self._refs[key] = (weakref.ref(storage, functools.partial(self._dead.__setitem__, key)), nbytes, device)
-            self._bytes += nbytes  # _change(device, nbytes), inlined: this runs for every new storage
-            if self._bytes > self._peak:
-                self._peak = self._bytes
+            ref = _StorageRef(storage, self._dead.append)
+            ref.key, ref.nbytes, ref.device = key, storage.nbytes(), device
+            self._refs[key] = ref
+            nbytes = ref.nbytes
+            total = self._bytes = self._bytes + nbytes  # _change(device, nbytes), inlined: this runs for every new storage
+            if total > self._peak:
+                self._peak = total
             by_device = self._by_device
             now = by_device[device] = by_device.get(device, 0) + nbytes
             if now > self._peak_by_device.get(device, 0):
@@ -395,11 +404,11 @@ class LiveTensors(_Meter):
         """A counted storage an op resized in place (``resize_``, ``out=``): count the difference."""
         key = id(storage)
         with self._lock:
-            entry = self._refs.get(key)
-            if entry is not None and entry[1] != storage.nbytes():
+            ref = self._refs.get(key)
+            if ref is not None and ref.nbytes != storage.nbytes():
                 self._stale = True
-                self._refs[key] = (entry[0], storage.nbytes(), entry[2])
-                self._change(entry[2], storage.nbytes() - entry[1])
+                grown, ref.nbytes = storage.nbytes() - ref.nbytes, storage.nbytes()
+                self._change(ref.device, grown)
                 self._stale = False
 
     def _change(self, device, nbytes):
@@ -415,34 +424,34 @@ class LiveTensors(_Meter):
         self._stale = True
         dead, refs, by_device = self._dead, self._refs, self._by_device
         while dead:
-            key, ref = dead.popitem()
-            entry = refs.get(key)
-            if entry is not None and entry[0] is ref:
+            ref = dead.pop()
+            key = ref.key
+            if refs.get(key) is ref:
                 del refs[key]
                 self._tracked.discard(key)
-                self._bytes -= entry[1]  # _change(device, -nbytes), inlined: a free never sets a peak
-                by_device[entry[2]] -= entry[1]
-                freed.append((key, entry[1], entry[2]))
+                self._bytes -= ref.nbytes  # _change(device, -nbytes), inlined: a free never sets a peak
+                by_device[ref.device] -= ref.nbytes
+                freed.append((key, ref.nbytes, ref.device))
         self._stale = False
         for key, nbytes, device in freed:
             self._on_free_storage(key, nbytes, device)
 
     def _rebuild(self):
         """Totals from the records, after an interrupt cut bookkeeping short."""
-        dead = [(key, entry) for key, entry in self._refs.items() if entry[0]() is None]
-        for key, _entry in dead:
-            del self._refs[key]
-            self._tracked.discard(key)
+        dead = [ref for ref in self._refs.values() if ref() is None]
+        for ref in dead:
+            del self._refs[ref.key]
+            self._tracked.discard(ref.key)
         self._by_device = {}
-        for _ref, nbytes, device in self._refs.values():
-            self._by_device[device] = self._by_device.get(device, 0) + nbytes
+        for ref in self._refs.values():
+            self._by_device[ref.device] = self._by_device.get(ref.device, 0) + ref.nbytes
         self._bytes = sum(self._by_device.values())
         self._peak = max(self._peak, self._bytes)
         for device, nbytes in self._by_device.items():
             self._peak_by_device[device] = max(self._peak_by_device.get(device, 0), nbytes)
         self._stale = False
-        for key, (_ref, nbytes, device) in dead:
-            self._on_free_storage(key, nbytes, device)
+        for ref in dead:
+            self._on_free_storage(ref.key, ref.nbytes, ref.device)
 
     def _born_inside(self, key):
         """True when the storage ``key`` was made while this meter was active (counted, not tracked)."""
