@@ -72,9 +72,10 @@ class _MovedModules(MetaPathFinder, Loader):
     that went to ``autograd_memory`` (notebooks write ``from course_utils.trace import convergence_order``), and the
     course's modules now grouped by layer (``from course_utils.models import TanhMLP`` is ``course_utils.problems.models``)."""
 
-    MOVED = {**{name: f"autograd_memory.{name}" for name in (
-                 "budget", "gauges", "graphs", "leaks", "measurement", "memory_timeline", "meters", "plots", "sites",
-                 "tables", "torch_internals", "trace", "units")},
+    MOVED = {**{module.rpartition(".")[2]: f"autograd_memory.{module}" for module in (
+                 "measuring.budget", "views.gauges", "views.graphs", "diagnosing.leaks", "measuring.measurement",
+                 "diagnosing.memory_timeline", "measuring.meters", "views.plots", "diagnosing.sites", "formats.tables",
+                 "seams.torch_internals", "measuring.trace", "formats.units")},
              **{name: f"{__name__}.{module}" for name, module in _MODULES.items() if module.startswith("problems.")},
              "lecture": f"{__name__}.teaching.lecture", "explorer_html": f"{__name__}.explorers.static_html"}
 

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 
 from autograd_memory import gauges  # noqa: E402
 from course_utils import MemoryGauge, Table, Trace, compare_traces, lecture, lecture_style, plot_trace  # noqa: E402
-from autograd_memory.plots import log_bytes  # noqa: E402
+from autograd_memory.views.plots import log_bytes  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 

@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from autograd_memory import LiveTensors, Timeline, timeline
-from autograd_memory.meters import _tensors_in
-from autograd_memory.memory_timeline import KINDS
-from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
+from autograd_memory.diagnosing.memory_timeline import KINDS
+from autograd_memory.measuring.meters import _tensors_in
+from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 
 

@@ -5,7 +5,7 @@
 * :class:`GraphMemory` counts the bytes autograd saved for backward and still holds, each storage
   once, split into parameters, inputs and activations.
 * :func:`device_memory` is what the allocator and the operating system report (CUDA counters, RSS).
-* :func:`autograd_memory.measurement.measure` runs a function under both meters and reports.
+* :func:`autograd_memory.measuring.measurement.measure` runs a function under both meters and reports.
 
 Both meters hold only weak references: they never keep a tensor alive. Each is a context manager
 that installs its hook on entry and removes it on exit, exception or not. A Ctrl-C (Jupyter's
@@ -32,9 +32,9 @@ from collections import Counter
 
 import torch
 
-from . import torch_internals as internals
-from .torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
-from .units import format_bytes
+from ..formats.units import format_bytes
+from ..seams import torch_internals as internals
+from ..seams.torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
 
 _STRIDED = torch.strided
 _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage

@@ -11,16 +11,16 @@
 'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
-step, and fonts are large enough for a screen; in the large display set (:func:`~autograd_memory.display_settings.use_large`) they
+step, and fonts are large enough for a screen; in the large display set (:func:`~autograd_memory.formats.display_settings.use_large`) they
 are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the first ones given.
 """
 from typing import TYPE_CHECKING, Optional
 
-from . import meter_registry
-from .display_settings import SIZES_PX, is_large, points
-from .extras import require
-from .trace import Trace
-from .units import format_bytes
+from ..formats.display_settings import SIZES_PX, is_large, points
+from ..formats.units import format_bytes
+from ..measuring import meter_registry
+from ..measuring.trace import Trace
+from ..seams.extras import require
 
 if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
     from matplotlib.figure import Figure
