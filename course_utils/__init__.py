@@ -21,10 +21,10 @@ from importlib.abc import Loader, MetaPathFinder
 from importlib.util import spec_from_loader
 
 try:
-    import autograd_memory
+    import autograd_memory.diagnosing  # the package, and the LIBRARY_DIRS the course adds itself to (below): no torch
 except ModuleNotFoundError:  # a checkout whose instruments are not installed yet (Colab's setup cell, before a restart)
     sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "instruments", "src"))
-    import autograd_memory
+    import autograd_memory.diagnosing
 
 __version__ = "0.1.0"
 
@@ -94,7 +94,7 @@ class _MovedModules(MetaPathFinder, Loader):
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
     sys.meta_path.insert(0, _MovedModules())
-autograd_memory.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # sites look past the course
+autograd_memory.diagnosing.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # sites look past the course
 
 
 def _lecture_from_environment():

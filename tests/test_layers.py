@@ -2,9 +2,9 @@
 
 Every ``import`` of every module of both packages counts, the ones inside functions too (a lazy import is still a
 dependency). A module may import its own layer's modules and any lower layer's; two layers named on the same step
-(``checks``, ``explorers``) are siblings and import neither each other nor upward. Within the course no two modules
-import each other (the instruments keep two deliberate circles: the drift guard runs when ``torch_internals`` is first
-imported, and ``sites`` reads the package's ``LIBRARY_DIRS``).
+(``checks``, ``explorers``) are siblings and import neither each other nor upward. A package's top level
+(``autograd_memory``, ``course_utils``: its ``__init__`` and the modules beside it) is a layer above its folders. No two
+modules of either package import each other, directly or through others.
 """
 import ast
 import pathlib
@@ -67,10 +67,15 @@ def imports(module):
 GRAPH = {module: imports(module) for module in MODULES}
 
 
-def test_the_layers_cover_both_packages_and_each_folder_of_the_course():
-    assert layer_of("autograd_memory.measuring.meters") == "autograd_memory" and "course_utils" in LAYERS
-    folders = {f"course_utils.{path.name}" for path in PACKAGES["course_utils"].iterdir() if (path / "__init__.py").exists()}
+def test_the_layers_name_every_folder_of_both_packages_below_its_top_level():
+    folders = {f"{package}.{path.name}" for package, folder in PACKAGES.items() for path in folder.iterdir()
+               if (path / "__init__.py").exists()}
     assert folders <= set(LAYERS), f"name these folders in CONTRIBUTING.md's Layers line: {sorted(folders - set(LAYERS))}"
+    for package in PACKAGES:
+        above = [folder for folder in folders if folder.startswith(package + ".") and LAYERS[folder] >= LAYERS[package]]
+        assert not above, f"{package}'s top level imports its folders, so it goes right of them: {above}"
+    assert layer_of("autograd_memory.measuring.meters") == "autograd_memory.measuring"
+    assert layer_of("autograd_memory.cli") == "autograd_memory" and layer_of("autograd_memory") == "autograd_memory"
     assert len(MODULES) > 50
 
 
@@ -82,19 +87,19 @@ def test_no_import_runs_upward_or_sideways(module):
     assert not wrong, f"{module} (layer {own}) imports from its own rank or above: {sorted(wrong)}"
 
 
-def test_no_modules_of_the_course_import_each_other_in_a_circle():
+def test_no_modules_import_each_other_in_a_circle():
     state, cycles = {}, []
 
     def visit(module, path):
         state[module] = "open"
-        for imported in (name for name in GRAPH[module] if name.startswith("course_utils")):
+        for imported in GRAPH[module]:
             if state.get(imported) == "open":
                 cycles.append(" -> ".join(path[path.index(imported):] + [imported]))
             elif imported not in state:
                 visit(imported, path + [imported])
         state[module] = "done"
 
-    for module in (name for name in MODULES if name.startswith("course_utils")):
+    for module in MODULES:
         if module not in state:
             visit(module, [module])
     assert not cycles, f"modules that import each other (move what both need one layer down): {cycles}"

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from autograd_memory.formats.tables import ShowsAsText, Table
-from autograd_memory.seams.extras import GRAPHVIZ_INSTALL
+from autograd_memory.optional.extras import GRAPHVIZ_INSTALL
 
 __all__ = ["check_env", "EnvReport", "Need"]
 

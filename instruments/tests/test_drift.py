@@ -27,7 +27,7 @@ def test_outside_the_range_one_warning_names_the_version():
 
 
 def test_a_failing_probe_is_named_with_what_will_not_work_and_never_raises():
-    def broken(internals):
+    def broken():
         raise AttributeError("'SavedTensor' object has no attribute 'data'")
 
     probes = (*drift.PROBES, drift.ProbeSpec("saved slots", "SavedTensor.data", "graph_table, show_graph", broken))

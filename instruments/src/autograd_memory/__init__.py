@@ -9,7 +9,6 @@ Every public name below is imported on first use, so ``import autograd_memory`` 
 >>> live.bytes
 4000
 """
-import os
 from importlib import import_module
 
 __version__ = "0.1.0"
@@ -28,10 +27,6 @@ PUBLIC = {
 }
 __all__ = sorted(PUBLIC)
 
-# Code under these folders is the instruments' own: find_leaks and timeline name the first line outside them (and
-# torch). A library built on the instruments adds its folder (the course adds course_utils/).
-LIBRARY_DIRS = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
-
 
 def __getattr__(name):
     if name not in PUBLIC:
@@ -48,7 +43,7 @@ def __dir__():
 def load_ipython_extension(ipython):
     """``%load_ext autograd_memory``: the magics ``%%find_leaks``, ``%%timeline`` and ``%memory``
     (:mod:`autograd_memory.magics`)."""
-    from .seams.extras import require
+    from .optional.extras import require
 
     require("IPython", "%load_ext autograd_memory")
     from .magics import register

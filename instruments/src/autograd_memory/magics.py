@@ -14,7 +14,7 @@ import gc
 import shlex
 import types
 
-from .seams.ipython_internals import running_cell_number
+from .optional.ipython_internals import running_cell_number
 
 __all__ = ["register", "find_leaks_magic", "timeline_magic", "memory_magic"]
 

@@ -1,12 +1,16 @@
-"""The seams: what the instruments rely on outside themselves, each in one module, so that an upgrade breaks here.
+"""The seam with PyTorch: every PyTorch private the instruments use, and the guard that probes them.
 
-``torch_internals`` (every use of PyTorch's privates, each with what it relies on and the test that guards it),
-``drift`` (the drift guard: the tested torch range and a probe per private), ``ipython_internals`` (the running
-shell and a cell's number, public IPython API where there is one) and ``extras`` (the optional packages, and which
-extra installs each). Every layer above reads torch's and IPython's internals only through these.
+``torch_internals`` holds each private with what it relies on and the test that guards it; ``drift`` holds the
+tested torch range and a probe per private. Every layer above reaches torch's internals only through here, so
+importing anything of this folder first runs the drift guard, once: one :class:`~.drift.UntestedTorchWarning`
+naming the version and what will not work when this torch is outside the tested range or a probe fails.
 
->>> from autograd_memory.seams.extras import require
->>> require("json", "reading JSON").__name__
-'json'
+>>> from autograd_memory.seams.drift import check
+>>> check().ok                      # this torch is inside the tested range, and every probe passes
+True
 """
+from .drift import warn_if_untested
+
 __all__ = []
+
+warn_if_untested()

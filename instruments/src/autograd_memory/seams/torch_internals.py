@@ -402,8 +402,3 @@ def _unpacked(node, raw_name):
     """Older torches: the slot behind ``_raw_saved_<name>`` unpacked, refusing any unpack hook (read_saved_slot)."""
     attribute = "saved_tensors" if raw_name == "_raw_saved_tensors" and hasattr(node, "saved_tensors") else raw_name[4:]
     return read_saved_slot(node, attribute)[0]
-
-
-from .drift import warn_if_untested  # noqa: E402  (the probes use the functions above)
-
-warn_if_untested()  # once, on the first import of any instrument: one warning if this torch drifted

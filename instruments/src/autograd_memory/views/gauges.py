@@ -38,9 +38,9 @@ from ..measuring.budget import memory_budget
 from ..measuring.meter_registry import EXACT, METERS
 from ..measuring.meters import device_memory
 from ..measuring.trace import Trace
-from ..seams.extras import require
-from ..seams.ipython_internals import in_kernel as _in_kernel
-from ..seams.ipython_internals import shell as _shell
+from ..optional.extras import require
+from ..optional.ipython_internals import in_kernel as _in_kernel
+from ..optional.ipython_internals import shell as _shell
 
 __all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary"]
 

@@ -36,8 +36,8 @@ import torch
 from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
 from ..measuring.meters import KINDS, GraphMemory, _Saved, reading_saved_for_display
+from ..optional.extras import GRAPHVIZ_INSTALL, require
 from ..seams import torch_internals as internals
-from ..seams.extras import GRAPHVIZ_INSTALL, require
 
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
            "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]

@@ -20,7 +20,7 @@ from ..formats.display_settings import SIZES_PX, is_large, points
 from ..formats.units import format_bytes
 from ..measuring import meter_registry
 from ..measuring.trace import Trace
-from ..seams.extras import require
+from ..optional.extras import require
 
 if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
     from matplotlib.figure import Figure
