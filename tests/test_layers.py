@@ -41,18 +41,23 @@ def layer_of(module):
     return max((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")), key=len, default=None)
 
 
+def imported_from(module, node):
+    """The absolute name of the module an ``ImportFrom`` node of ``module`` imports from (``from ..seams import x``)."""
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    base = node.module or ""
+    if node.level:
+        base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+    return base
+
+
 def imports(module):
     """The modules of both packages that ``module`` imports, anywhere in its code: ``{imported: line}``."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = {}
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            base = imported_from(module, node)
             names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
         else:
             continue
@@ -65,6 +70,44 @@ def imports(module):
 
 
 GRAPH = {module: imports(module) for module in MODULES}
+
+
+def is_private(name):
+    return name.startswith("_") and not name.startswith("__")
+
+
+def dotted(node):
+    """``a.b.c`` for an expression made of names and attributes, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return f"{dotted(node.value)}.{node.attr}" if isinstance(node, ast.Attribute) and dotted(node.value) else None
+
+
+def private_names_used(module):
+    """Where ``module`` reaches a ``_private`` name of another module of either package: ``from x import _y``, and
+    ``x._y`` on a name bound to module ``x`` by an import. ``["line N: x._y", ...]``."""
+    tree = ast.parse(MODULES[module].read_text())
+    bound, found = {}, []  # a local name -> the module of either package it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.partition(".")[0]  # `import a.b` binds `a`
+                if (alias.name if alias.asname else name) in MODULES:
+                    bound[name] = alias.name if alias.asname else name
+        elif isinstance(node, ast.ImportFrom):
+            base = imported_from(module, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in MODULES and base != module and is_private(alias.name):
+                    found.append(f"line {node.lineno}: from {base} import {alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr) and dotted(node.value):
+            first, _, rest = dotted(node.value).partition(".")
+            owner = ".".join(filter(None, [bound.get(first), rest])) if first in bound else None
+            if owner in MODULES and owner != module:
+                found.append(f"line {node.lineno}: {owner}.{node.attr}")
+    return found
 
 
 def test_the_layers_name_every_folder_of_both_packages_below_its_top_level():
@@ -103,3 +146,10 @@ def test_no_modules_import_each_other_in_a_circle():
         if module not in state:
             visit(module, [module])
     assert not cycles, f"modules that import each other (move what both need one layer down): {cycles}"
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_module_uses_a_private_name_of_another(module):
+    found = private_names_used(module)
+    assert not found, (f"{module} uses another module's private names (make the name public where it is shared, or "
+                       f"move it to where it is used): {found}")

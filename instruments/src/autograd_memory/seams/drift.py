@@ -84,7 +84,7 @@ def _compile_hook():
     # torch >= 2.11 asks each mode ignore_compile_internals(); older ones are noticed through Dynamo's frame callback
     if internals.DYNAMO_ASKS_MODES:
         return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
-    return internals.CompileAwareMode.notices_compile_per_op and callable(internals._eval_frame_callback)
+    return internals.CompileAwareMode.notices_compile_per_op and callable(internals.eval_frame_callback)
 
 
 @dataclass(frozen=True)

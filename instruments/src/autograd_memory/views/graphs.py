@@ -35,7 +35,7 @@ import torch
 
 from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
-from ..measuring.meters import KINDS, GraphMemory, _Saved, reading_saved_for_display
+from ..measuring.meters import KINDS, GraphMemory, Saved, reading_saved_for_display
 from ..optional.extras import GRAPHVIZ_INSTALL, require
 from ..seams import torch_internals as internals
 
@@ -285,7 +285,7 @@ def _saved_tensors(node):
                 raise
             continue
         if isinstance(value, torch.Tensor):
-            yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, _Saved) else None
+            yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, Saved) else None
         elif isinstance(value, (tuple, list)):  # e.g. IndexBackward0's indices
             for i, item in enumerate(value):
                 if isinstance(item, torch.Tensor):
