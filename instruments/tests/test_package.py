@@ -46,3 +46,17 @@ def test_import_alone_imports_no_torch():
     code = "import sys, autograd_memory; print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_the_folders_and_the_light_layers_import_no_torch():
+    """Only seams/ imports torch on import (it runs the drift guard): the other folders' ``__init__`` import nothing,
+    and optional/ and formats/ (which the course's environment check reads) and the magics' module need no torch."""
+    folders = sorted(f"autograd_memory.{path.name}" for path in PACKAGE.iterdir()
+                     if (path / "__init__.py").exists() and path.name != "seams")
+    light = [*folders, *(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+                         for folder in ("optional", "formats") for path in sorted((PACKAGE / folder).glob("[!_]*.py"))),
+             "autograd_memory.magics"]
+    code = (f"import importlib, sys\nfor name in {light!r}:\n    importlib.import_module(name)\n"
+            "print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert len(folders) == 5 and result.stdout.strip() == "[]", (light, result.stdout, result.stderr)
