@@ -94,7 +94,7 @@ class _MovedModules(MetaPathFinder, Loader):
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
     sys.meta_path.insert(0, _MovedModules())
-autograd_memory.diagnosing.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # sites look past the course
+autograd_memory.diagnosing.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # look past the course
 
 
 def _lecture_from_environment():

@@ -1,6 +1,6 @@
 """Seams: every PyTorch private lives in autograd_memory/seams/torch_internals.py and every IPython private in
-autograd_memory/optional/ipython_internals.py, checked in every Python file of both packages, the tests and the benchmarks
-(code only: strings and comments may name a private to explain it)."""
+autograd_memory/optional/ipython_internals.py, checked in every Python file of both packages, the tests and the
+benchmarks (code only: strings and comments may name a private to explain it)."""
 import io
 import pathlib
 import re

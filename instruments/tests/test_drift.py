@@ -41,7 +41,8 @@ def test_a_failing_probe_is_named_with_what_will_not_work_and_never_raises():
 
 def test_importing_an_instrument_on_an_untested_torch_warns_once():
     code = ("import warnings, torch; warnings.simplefilter('always'); torch.__version__ = '2.99.0'\n"
-            "with torch.no_grad():\n    import autograd_memory.measuring.meters, autograd_memory.views.graphs, autograd_memory.diagnosing.leaks")
+            "with torch.no_grad():\n"
+            "    import autograd_memory.measuring.meters, autograd_memory.views.graphs, autograd_memory.diagnosing.leaks")
     stderr = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stderr
     assert stderr.count("UntestedTorchWarning") == 1, stderr
     assert "Every probe passed" in stderr, "under no_grad the probes still build their graphs"

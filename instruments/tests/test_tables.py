@@ -1,4 +1,5 @@
-"""autograd_memory.formats.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged table."""
+"""autograd_memory.formats.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged
+table."""
 import pytest
 
 from autograd_memory import Table

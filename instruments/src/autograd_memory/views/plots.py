@@ -11,8 +11,9 @@
 'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
-step, and fonts are large enough for a screen; in the large display set (:func:`~autograd_memory.formats.display_settings.use_large`) they
-are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the first ones given.
+step, and fonts are large enough for a screen; in the large display set
+(:func:`~autograd_memory.formats.display_settings.use_large`) they are the lecture sizes, at least 16 px, and a legend
+lists at most 4 runs, the first ones given.
 """
 from typing import TYPE_CHECKING, Optional
 
