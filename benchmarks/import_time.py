@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "instruments" / "src" / "autograd_memory"
-MODULES = sorted(f"autograd_memory.{path.stem}" for path in PACKAGE.glob("*.py")
+MODULES = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) for path in PACKAGE.rglob("*.py")
                  if path.stem not in ("__init__", "__main__", "magics"))  # magics: IPython's, loaded by %load_ext
 TIMED = ("import time, importlib, torch\nstart = time.perf_counter()\nimport autograd_memory\nalone = time.perf_counter()\n"
          "for name in {modules!r}:\n    importlib.import_module(name)\n"

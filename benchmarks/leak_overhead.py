@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from autograd_memory import find_leaks, timeline
-from autograd_memory.torch_internals import TorchDispatchMode
+from autograd_memory.seams.torch_internals import TorchDispatchMode
 
 STEPS, WARMUP = 5, 1
 

@@ -21,10 +21,10 @@ from importlib.abc import Loader, MetaPathFinder
 from importlib.util import spec_from_loader
 
 try:
-    import autograd_memory
+    import autograd_memory.diagnosing  # the package, and the LIBRARY_DIRS the course adds itself to (below): no torch
 except ModuleNotFoundError:  # a checkout whose instruments are not installed yet (Colab's setup cell, before a restart)
     sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "instruments", "src"))
-    import autograd_memory
+    import autograd_memory.diagnosing
 
 __version__ = "0.1.0"
 
@@ -72,9 +72,10 @@ class _MovedModules(MetaPathFinder, Loader):
     that went to ``autograd_memory`` (notebooks write ``from course_utils.trace import convergence_order``), and the
     course's modules now grouped by layer (``from course_utils.models import TanhMLP`` is ``course_utils.problems.models``)."""
 
-    MOVED = {**{name: f"autograd_memory.{name}" for name in (
-                 "budget", "gauges", "graphs", "leaks", "measurement", "memory_timeline", "meters", "plots", "sites",
-                 "tables", "torch_internals", "trace", "units")},
+    MOVED = {**{module.rpartition(".")[2]: f"autograd_memory.{module}" for module in (
+                 "measuring.budget", "views.gauges", "views.graphs", "diagnosing.leaks", "measuring.measurement",
+                 "diagnosing.memory_timeline", "measuring.meters", "views.plots", "diagnosing.sites", "formats.tables",
+                 "seams.torch_internals", "measuring.trace", "formats.units")},
              **{name: f"{__name__}.{module}" for name, module in _MODULES.items() if module.startswith("problems.")},
              "lecture": f"{__name__}.teaching.lecture", "explorer_html": f"{__name__}.explorers.static_html"}
 
@@ -93,7 +94,7 @@ class _MovedModules(MetaPathFinder, Loader):
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
     sys.meta_path.insert(0, _MovedModules())
-autograd_memory.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # sites look past the course
+autograd_memory.diagnosing.LIBRARY_DIRS.append(os.path.dirname(os.path.abspath(__file__)) + os.sep)  # look past the course
 
 
 def _lecture_from_environment():

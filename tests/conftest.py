@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
+from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 from course_utils.checks import ExerciseFailed
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

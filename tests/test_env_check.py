@@ -28,7 +28,7 @@ def test_cli_prints_table_and_succeeds():
     assert out.returncode == 0, out.stdout + out.stderr
     course, instruments = out.stdout.split("The PyTorch privates the instruments rely on")
     assert course.count("[OK]") == 8, out.stdout
-    from autograd_memory.drift import PROBES
+    from autograd_memory.seams.drift import PROBES
     assert instruments.count("[OK]") == len(PROBES) and "[FAIL]" not in instruments, out.stdout
 
 
@@ -62,3 +62,15 @@ def test_ipython_shows_the_report_as_its_text():
     printed = []
     report._repr_pretty_(type("Printer", (), {"text": lambda self, text: printed.append(text)})(), cycle=False)
     assert printed == [str(report)]
+
+
+def test_find_leaks_looks_past_the_course_to_the_learners_line():
+    """course_utils adds its folder to the instruments' LIBRARY_DIRS: a tensor a course helper makes is charged to
+    the learner's line that called it, not to the helper."""
+    model, x, kept = course_utils.models.TanhMLP(2), torch.ones(4, 2), []
+
+    def step():
+        kept.append(model(x))  # TanhMLP.forward, in course_utils, makes the tensors; this line keeps them
+
+    report = course_utils.find_leaks(step, steps=3)
+    assert report.top.where.endswith(f"test_env_check.py, line {step.__code__.co_firstlineno + 1}"), str(report)

@@ -80,8 +80,9 @@ def test_the_instruments_alone_in_a_fresh_virtualenv(tmp_path):
     assert where.startswith(str(venv)), where
     # the docstrings' examples too, of the installed modules, but for those that draw pictures (the `graphs` and
     # `plots` extras; the course's suite runs their examples)
-    modules = [f"autograd_memory.{path.stem}" for path in sorted((ROOT / "instruments" / "src" / "autograd_memory").glob("*.py"))
-               if path.stem not in ("__init__", "__main__", "graphs", "plots")]
+    source_package = ROOT / "instruments" / "src" / "autograd_memory"
+    modules = [".".join(path.relative_to(source_package.parent).with_suffix("").parts) for path in
+               sorted(source_package.rglob("*.py")) if path.stem not in ("__init__", "__main__", "graphs", "plots")]
     run = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(tests), "--doctest-modules",
                           "--pyargs", *modules],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)

@@ -17,9 +17,9 @@ from matplotlib.text import Text  # noqa: E402
 
 import torch  # noqa: E402
 
-from autograd_memory import gauges  # noqa: E402
+from autograd_memory.views import gauges  # noqa: E402
+from autograd_memory.views.plots import log_bytes  # noqa: E402
 from course_utils import MemoryGauge, Table, Trace, compare_traces, lecture, lecture_style, plot_trace  # noqa: E402
-from autograd_memory.plots import log_bytes  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 

@@ -1,6 +1,6 @@
-"""Seams: every PyTorch private lives in autograd_memory/torch_internals.py and every IPython private in
-autograd_memory/ipython_internals.py, checked in every Python file of both packages, the tests and the benchmarks
-(code only: strings and comments may name a private to explain it)."""
+"""Seams: every PyTorch private lives in autograd_memory/seams/torch_internals.py and every IPython private in
+autograd_memory/optional/ipython_internals.py, checked in every Python file of both packages, the tests and the
+benchmarks (code only: strings and comments may name a private to explain it)."""
 import io
 import pathlib
 import re
@@ -17,7 +17,8 @@ TORCH_PRIVATE = re.compile(r"\btorch\._C\b|\b_python_dispatch\b|\btorch\._dynamo
                            r"|\b_DisableTorchDispatch\b|\b_get_current_dispatch_mode\b|\b_top_saved_tensors_default_hooks\b"
                            r"|\._raw_saved_\w+")  # node._saved_<name> is documented (autograd mechanics, "Saved tensors")
 IPYTHON_PRIVATE = re.compile(r"\b_filename_map\b")
-HOMES = {TORCH_PRIVATE: INSTRUMENTS / "torch_internals.py", IPYTHON_PRIVATE: INSTRUMENTS / "ipython_internals.py"}
+HOMES = {TORCH_PRIVATE: INSTRUMENTS / "seams" / "torch_internals.py",
+         IPYTHON_PRIVATE: INSTRUMENTS / "optional" / "ipython_internals.py"}
 
 
 def code_only(path):

@@ -36,7 +36,7 @@ from lecture_edition import lecture_edition  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.gauges.LIVE_ONLY: shown by a live kernel only
+LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.views.gauges.LIVE_ONLY: shown live only
 SITE_CONF = ROOT / "docs" / "site"
 
 
@@ -88,7 +88,7 @@ def static_copy(nb):
 
     An output marked live-only (a gauge's panel, whose summary is displayed after it) goes altogether:
 
-    >>> from autograd_memory import gauges
+    >>> from autograd_memory.views import gauges
     >>> cell.outputs[0].metadata = {gauges.LIVE_ONLY: True}
     >>> static_copy(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs
     []

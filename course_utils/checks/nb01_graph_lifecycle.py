@@ -12,10 +12,11 @@ from typing import Callable
 
 import torch
 
-from autograd_memory.meters import GraphMemory
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory.measuring.trace import Trace
+
 from ..problems.models import mlp_problem
-from autograd_memory.trace import Trace
-from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["ANSWERS", "OPS", "saved_kind", "check_saved_prediction", "training_problem", "logging_steps",

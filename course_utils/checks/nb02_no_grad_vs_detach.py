@@ -15,9 +15,10 @@ import functools
 import torch
 import torch.nn.functional as F
 
-from autograd_memory.meters import GraphMemory
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory
+
 from ..problems.models import mlp_problem
-from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["evaluations", "check_saved_peaks", "check_frozen_body"]

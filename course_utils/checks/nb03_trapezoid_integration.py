@@ -9,9 +9,10 @@ import math
 
 import torch
 
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory, LiveTensors
+
 from ..problems.integrate import ScalarNet, grid
-from autograd_memory.meters import GraphMemory, LiveTensors
-from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["SCENARIOS", "check_scenarios", "BUDGET_PROBLEM", "check_budget"]

@@ -10,10 +10,11 @@ explorer measure (``checks.euler_problem`` and ``checks.DT`` name it for the not
 """
 import torch
 
-from autograd_memory.meters import GraphMemory
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory.measuring.trace import NotFlatError, Trace
+
 from ..problems.ode import DT, euler_problem, step_loss, truncated_gradient, window_tradeoff
-from autograd_memory.trace import NotFlatError, Trace
-from autograd_memory.units import format_bytes
 from . import exercise, expect, fail
 
 __all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "euler_problem", "check_detach", "check_window"]

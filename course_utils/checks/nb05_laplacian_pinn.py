@@ -11,10 +11,11 @@ the checker see the same model and points.
 """
 import torch
 
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory, LiveTensors
+from autograd_memory.measuring.trace import Trace
+
 from ..problems import laplacians, pinn
-from autograd_memory.meters import GraphMemory, LiveTensors
-from autograd_memory.trace import Trace
-from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS"]

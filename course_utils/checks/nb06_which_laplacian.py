@@ -10,8 +10,9 @@ Every checker builds its own small, seeded problem from :mod:`course_utils.probl
 """
 import torch
 
+from autograd_memory.formats.units import format_bytes
+
 from ..problems import laplacians, pinn
-from autograd_memory.units import format_bytes
 from . import exercise, expect
 
 __all__ = ["check_laplacian", "check_chunk_size", "chunk_problem", "CHUNK_CANDIDATES"]

@@ -18,9 +18,10 @@ import pathlib
 
 import torch
 
-from autograd_memory.leaks import find_leaks
-from autograd_memory.meters import GraphMemory
-from autograd_memory.units import format_bytes
+from autograd_memory.diagnosing.leaks import find_leaks
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory
+
 from . import exercise, expect
 
 __all__ = ["CLINIC", "MYSTERIES", "mystery", "check_fix"]

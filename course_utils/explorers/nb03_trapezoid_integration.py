@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from autograd_memory.meters import GraphMemory, LiveTensors
-from autograd_memory.units import format_bytes
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.meters import GraphMemory, LiveTensors
 
 from ..problems.integrate import ScalarNet, grid, spacing_bytes
 from .panel import Explorer, bytes_html, rows_html

@@ -27,8 +27,8 @@ import time
 
 import torch
 
-from autograd_memory.tables import ShowsAsText
-from autograd_memory.units import format_bytes
+from autograd_memory.formats.tables import ShowsAsText
+from autograd_memory.formats.units import format_bytes
 
 from ..teaching import lecture
 from .static_html import static_explorer

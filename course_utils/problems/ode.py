@@ -22,8 +22,9 @@ from typing import Callable
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from autograd_memory.measuring.meters import GraphMemory
+
 from .models import TanhMLP
-from autograd_memory.meters import GraphMemory
 
 __all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss", "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff", "DT", "euler_problem"]
 

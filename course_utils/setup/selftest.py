@@ -15,10 +15,11 @@ from typing import Optional
 
 import torch
 
+from autograd_memory.formats.tables import Table
+from autograd_memory.formats.units import format_bytes
+from autograd_memory.measuring.measurement import run_metered
+
 from .devices import device_name, pick_device
-from autograd_memory.measurement import run_metered
-from autograd_memory.tables import Table
-from autograd_memory.units import format_bytes
 
 __all__ = ["run_selftest", "SelftestResult", "ScenarioResult"]
 

@@ -3,7 +3,7 @@ import gc
 
 import pytest
 
-from autograd_memory import torch_internals
+from autograd_memory.seams import torch_internals
 
 # torch's import leaves ~200,000 objects for every gc.collect() to scan: freeze them, so that each test's collection
 # scans only what tests made. Nothing a test makes is frozen.

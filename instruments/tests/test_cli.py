@@ -130,7 +130,7 @@ def test_timeline_says_when_a_named_model_is_missing(run, scripts):
 
 
 def test_check_prints_one_probe_per_line_and_exits_0_here(run, tmp_path):
-    from autograd_memory.drift import PROBES
+    from autograd_memory.seams.drift import PROBES
 
     result = run(tmp_path, "check")
     lines = result.stdout.splitlines()
@@ -142,7 +142,7 @@ def test_check_prints_one_probe_per_line_and_exits_0_here(run, tmp_path):
 def test_check_brief_is_one_line_here_and_the_whole_report_on_an_untested_torch(run, tmp_path, monkeypatch):
     import torch
 
-    from autograd_memory.drift import TESTED
+    from autograd_memory.seams.drift import TESTED
 
     low, high = (".".join(map(str, end)) for end in TESTED)
     result = run(tmp_path, "check", "--brief")

@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 
-from autograd_memory import drift
+from autograd_memory.seams import drift
 
 
 def test_every_probe_passes_on_this_torch():
@@ -27,7 +27,7 @@ def test_outside_the_range_one_warning_names_the_version():
 
 
 def test_a_failing_probe_is_named_with_what_will_not_work_and_never_raises():
-    def broken(internals):
+    def broken():
         raise AttributeError("'SavedTensor' object has no attribute 'data'")
 
     probes = (*drift.PROBES, drift.ProbeSpec("saved slots", "SavedTensor.data", "graph_table, show_graph", broken))
@@ -41,7 +41,8 @@ def test_a_failing_probe_is_named_with_what_will_not_work_and_never_raises():
 
 def test_importing_an_instrument_on_an_untested_torch_warns_once():
     code = ("import warnings, torch; warnings.simplefilter('always'); torch.__version__ = '2.99.0'\n"
-            "with torch.no_grad():\n    import autograd_memory.meters, autograd_memory.graphs, autograd_memory.leaks")
+            "with torch.no_grad():\n"
+            "    import autograd_memory.measuring.meters, autograd_memory.views.graphs, autograd_memory.diagnosing.leaks")
     stderr = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stderr
     assert stderr.count("UntestedTorchWarning") == 1, stderr
     assert "Every probe passed" in stderr, "under no_grad the probes still build their graphs"

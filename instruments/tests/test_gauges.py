@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from autograd_memory import LiveTensors, MemoryBudgetExceeded, MemoryGauge, format_bytes
-from autograd_memory import gauges
-from autograd_memory.gauges import GaugeStatus
+from autograd_memory.views import gauges
+from autograd_memory.views.gauges import GaugeStatus
 
 needs_widgets = pytest.mark.skipif(importlib.util.find_spec("ipywidgets") is None, reason="the `widgets` extra")
 

@@ -10,7 +10,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from autograd_memory import GraphMemory, LiveTensors, graph_table, show_graph
-from autograd_memory import torch_internals as internals
+from autograd_memory.seams import torch_internals as internals
 
 needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from autograd_memory import GraphMemory
-from autograd_memory.graphs import NoGraphError, graph_table, lifecycle, show_graph
+from autograd_memory.views.graphs import NoGraphError, graph_table, lifecycle, show_graph
 
 needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from autograd_memory import NotFlatError, find_leaks
-from autograd_memory.holders import Root, roots_of, search
+from autograd_memory.diagnosing.holders import Root, roots_of, search
 
 
 def regression():

@@ -7,8 +7,9 @@ import weakref
 import pytest
 import torch
 
-from autograd_memory import LiveTensors, NotFlatError, display_settings, find_leaks
-from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
+from autograd_memory import LiveTensors, NotFlatError, find_leaks
+from autograd_memory.formats import display_settings
+from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 N = 500  # elements: 2,000 bytes in float32
 

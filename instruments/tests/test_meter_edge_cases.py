@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, measure, memory_budget
-from autograd_memory import meters
+from autograd_memory.measuring import meters
 
 
 def _nbytes(tensor):

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from autograd_memory import MemoryGauge, Trace, device_memory
-from autograd_memory.meter_registry import EXACT, METERS, label
+from autograd_memory.measuring.meter_registry import EXACT, METERS, label
 
 
 def test_the_gauge_takes_its_meters_from_the_registry():

@@ -21,15 +21,16 @@ def _imported(path):
 
 
 def test_nothing_here_imports_the_course():
-    offenders = [path.name for path in [*PACKAGE.glob("*.py"), *TESTS.glob("*.py")]
+    offenders = [path.relative_to(folder.parent).as_posix()
+                 for folder in (PACKAGE, TESTS) for path in folder.rglob("*.py")
                  if any(name.split(".")[0] == "course_utils" for name in _imported(path))]
     assert not offenders, f"autograd_memory must not import course_utils: {offenders}"
 
 
 def test_every_module_imports_with_the_optional_packages_missing():
-    modules = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__")
+    modules = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) for path in PACKAGE.rglob("*.py"))
     code = (f"import sys\nfor name in {OPTIONAL!r}:\n    sys.modules[name] = None  # import fails, as if not installed\n"
-            f"import importlib\nfor module in {modules!r}:\n    importlib.import_module('autograd_memory.' + module)\n"
+            f"import importlib\nfor module in {modules!r}:\n    importlib.import_module(module)\n"
             "print('ok')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.stdout.strip() == "ok", result.stderr
@@ -46,3 +47,17 @@ def test_import_alone_imports_no_torch():
     code = "import sys, autograd_memory; print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_the_folders_and_the_light_layers_import_no_torch():
+    """Only seams/ imports torch on import (it runs the drift guard): the other folders' ``__init__`` import nothing,
+    and optional/ and formats/ (which the course's environment check reads) and the magics' module need no torch."""
+    folders = sorted(f"autograd_memory.{path.name}" for path in PACKAGE.iterdir()
+                     if (path / "__init__.py").exists() and path.name != "seams")
+    light = [*folders, *(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+                         for folder in ("optional", "formats") for path in sorted((PACKAGE / folder).glob("[!_]*.py"))),
+             "autograd_memory.magics"]
+    code = (f"import importlib, sys\nfor name in {light!r}:\n    importlib.import_module(name)\n"
+            "print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert len(folders) == 5 and result.stdout.strip() == "[]", (light, result.stdout, result.stderr)

@@ -1,8 +1,9 @@
-"""autograd_memory.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged table."""
+"""autograd_memory.formats.tables: aligned text for terminals, Markdown for notebooks, and a clear error for a ragged
+table."""
 import pytest
 
 from autograd_memory import Table
-from autograd_memory.tables import ShowsAsText
+from autograd_memory.formats.tables import ShowsAsText
 
 
 def test_text_columns_align_left_or_right():

@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from autograd_memory import LiveTensors, Timeline, timeline
-from autograd_memory.meters import _tensors_in
-from autograd_memory.memory_timeline import KINDS
-from autograd_memory.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
+from autograd_memory.diagnosing.memory_timeline import KINDS
+from autograd_memory.measuring.meters import tensors_in
+from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 
 
@@ -38,7 +38,7 @@ def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads():
     model, optimizer, step = problem()
     memory = timeline(step, model, optimizer)
     params = list(model.parameters())
-    tracked = params + [p.grad for p in params] + list(_tensors_in(list(optimizer.state.values())))
+    tracked = params + [p.grad for p in params] + list(tensors_in(list(optimizer.state.values())))
     with LiveTensors().track(tracked) as live:
         del tracked
         step()

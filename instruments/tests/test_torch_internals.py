@@ -9,7 +9,8 @@ import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from autograd_memory import GraphMemory, LiveTensors, torch_internals
+from autograd_memory import GraphMemory, LiveTensors
+from autograd_memory.seams import torch_internals
 
 TESTS = pathlib.Path(__file__).resolve().parent
 

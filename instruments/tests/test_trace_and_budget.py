@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from autograd_memory import MemoryBudgetExceeded, Trace, memory_budget
-from autograd_memory.torch_internals import current_dispatch_mode
-from autograd_memory.trace import NotFlatError
+from autograd_memory.measuring.trace import NotFlatError
+from autograd_memory.seams.torch_internals import current_dispatch_mode
 
 
 def leaky_trace(steps=6, per_step=4000):

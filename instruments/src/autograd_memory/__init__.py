@@ -1,7 +1,7 @@
 """autograd_memory: exact memory meters for PyTorch autograd, and the instruments built on them.
 
 Every public name below is imported on first use, so ``import autograd_memory`` imports nothing else
-(not even torch); the first instrument used imports torch and checks it (:mod:`autograd_memory.drift`).
+(not even torch); the first instrument used imports torch and checks it (:mod:`autograd_memory.seams.drift`).
 
 >>> import torch, autograd_memory as am
 >>> with am.LiveTensors() as live:
@@ -9,29 +9,23 @@ Every public name below is imported on first use, so ``import autograd_memory`` 
 >>> live.bytes
 4000
 """
-import os
 from importlib import import_module
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
+# public name -> the module that defines it, by layer
 PUBLIC = {
-    "LiveTensors": "meters", "GraphMemory": "meters", "GraphMemoryUnsupported": "meters", "device_memory": "meters",
-    "measure": "measurement", "Report": "measurement", "run_metered": "measurement", "time_call": "measurement",
-    "memory_budget": "budget", "MemoryBudgetExceeded": "budget",
-    "Trace": "trace", "NotFlatError": "trace",
-    "find_leaks": "leaks", "LeakReport": "leaks", "LeakRow": "leaks",
-    "timeline": "memory_timeline", "Timeline": "memory_timeline",
-    "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs", "GraphTable": "graphs",
-    "NoGraphError": "graphs",
-    "MemoryGauge": "gauges", "plot_trace": "plots", "compare_traces": "plots",
-    "format_bytes": "units", "Table": "tables",
+    **dict.fromkeys(["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory"], "measuring.meters"),
+    **dict.fromkeys(["measure", "Report", "run_metered", "time_call"], "measuring.measurement"),
+    **dict.fromkeys(["memory_budget", "MemoryBudgetExceeded"], "measuring.budget"),
+    **dict.fromkeys(["Trace", "NotFlatError"], "measuring.trace"),
+    **dict.fromkeys(["show_graph", "graph_table", "lifecycle", "GraphTable", "NoGraphError"], "views.graphs"),
+    "MemoryGauge": "views.gauges", "plot_trace": "views.plots", "compare_traces": "views.plots",
+    **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
+    **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
+    "format_bytes": "formats.units", "Table": "formats.tables",
 }
 __all__ = sorted(PUBLIC)
-
-# Code under these folders is the instruments' own: find_leaks and timeline name the first line outside them (and
-# torch). A library built on the instruments adds its folder (the course adds course_utils/).
-LIBRARY_DIRS = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
 
 
 def __getattr__(name):
@@ -49,7 +43,7 @@ def __dir__():
 def load_ipython_extension(ipython):
     """``%load_ext autograd_memory``: the magics ``%%find_leaks``, ``%%timeline`` and ``%memory``
     (:mod:`autograd_memory.magics`)."""
-    from .extras import require
+    from .optional.extras import require
 
     require("IPython", "%load_ext autograd_memory")
     from .magics import register

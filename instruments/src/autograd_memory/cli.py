@@ -8,7 +8,7 @@
 (default ``step``) is called with no arguments as one training step. ``leaks`` exits 1 when something grows
 from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
 what to do, for a missing file or function, a function that needs arguments, or a script that raises.
-``check`` prints the drift guard's probes (:mod:`autograd_memory.drift`) and exits 1 if one fails.
+``check`` prints the drift guard's probes (:mod:`autograd_memory.seams.drift`) and exits 1 if one fails.
 """
 import argparse
 import importlib.util
@@ -79,7 +79,7 @@ def _call_safely(run, path):
 
 
 def _leaks(args):
-    from .leaks import find_leaks
+    from .diagnosing.leaks import find_leaks
 
     module, step = load_step(args.target)
     report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup), module.__file__)
@@ -114,7 +114,7 @@ def _named(module, name, kind, option):
 def _timeline(args):
     import torch
 
-    from .memory_timeline import timeline
+    from .diagnosing.memory_timeline import timeline
 
     module, step = load_step(args.target)
     model = _named(module, args.model, torch.nn.Module, "--model")
@@ -125,7 +125,7 @@ def _timeline(args):
         print("  (no model or optimizer named or found: parameters, gradients and optimizer state count as 'other';"
               " name them with --model and --optimizer)")
     if args.plot:
-        from .extras import require
+        from .optional.extras import require
 
         require("matplotlib", "--plot")
         result.plot().savefig(args.plot)
@@ -136,10 +136,10 @@ def _timeline(args):
 def _check(args):
     import warnings
 
-    from .drift import UntestedTorchWarning, check
+    with warnings.catch_warnings():  # the report below says it all, line by line: not the guard's warning on import
+        warnings.filterwarnings("ignore", message="autograd_memory is tested on torch")
+        from .seams.drift import check
 
-    with warnings.catch_warnings():  # the report below says it all, line by line
-        warnings.simplefilter("ignore", UntestedTorchWarning)
         report = check()
     print(str(report).splitlines()[0] if args.brief and report.ok else report)
     return FLAT if report.ok else GROWS

@@ -14,7 +14,7 @@ import gc
 import shlex
 import types
 
-from .ipython_internals import running_cell_number
+from .optional.ipython_internals import running_cell_number
 
 __all__ = ["register", "find_leaks_magic", "timeline_magic", "memory_magic"]
 
@@ -56,7 +56,7 @@ _TIMELINE.add_argument("--optimizer", metavar="NAME")
 def find_leaks_magic(line, cell):
     from IPython import get_ipython
 
-    from .leaks import find_leaks
+    from .diagnosing.leaks import find_leaks
 
     args = _parse(_LEAKS, line)
     return find_leaks(_step_from_cell(get_ipython(), cell), steps=args.steps, warmup=args.warmup)
@@ -65,7 +65,7 @@ def find_leaks_magic(line, cell):
 def timeline_magic(line, cell):
     from IPython import get_ipython
 
-    from .memory_timeline import timeline
+    from .diagnosing.memory_timeline import timeline
 
     shell = get_ipython()
     args = _parse(_TIMELINE, line)
@@ -81,11 +81,11 @@ def timeline_magic(line, cell):
 def memory_magic(line=""):
     import torch
 
-    from .meter_registry import label
-    from .meters import device_memory
-    from .tables import Table
-    from .torch_internals import storages_of
-    from .units import format_bytes
+    from .formats.tables import Table
+    from .formats.units import format_bytes
+    from .measuring.meter_registry import label
+    from .measuring.meters import device_memory
+    from .seams.torch_internals import storages_of
 
     storages = {}
     for obj in gc.get_objects():

@@ -11,7 +11,7 @@
 Traceback (most recent call last):
 AssertionError: the step leaks: find_leaks: 5 steps after 1 warm-up: live tensors +400 B/step...
 """
-from .leaks import find_leaks
+from .diagnosing.leaks import find_leaks
 
 __all__ = ["assert_no_leak"]
 

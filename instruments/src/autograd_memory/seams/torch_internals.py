@@ -13,7 +13,7 @@ import sys
 
 import torch
 import torch.utils._python_dispatch as _python_dispatch
-from torch._C._dynamo.eval_frame import get_eval_frame_callback as _eval_frame_callback
+from torch._C._dynamo.eval_frame import get_eval_frame_callback as eval_frame_callback
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
     "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "in_backward", "register_optimizer_step_hooks",
+    "saved_tensors_of", "in_backward", "register_optimizer_step_hooks", "eval_frame_callback",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -342,7 +342,7 @@ class CompileAwareMode(TorchDispatchMode):
     def notice_compile(self):
         """Call from ``__torch_dispatch__`` where ``notices_compile_per_op``: tells :meth:`on_compile_skipped`
         when the op runs inside a compiled function (one Dynamo runs eagerly under this mode)."""
-        if self.installed and _eval_frame_callback() not in (None, False):
+        if self.installed and eval_frame_callback() not in (None, False):
             self.on_compile_skipped()
 
     def on_compile_skipped(self):
@@ -402,8 +402,3 @@ def _unpacked(node, raw_name):
     """Older torches: the slot behind ``_raw_saved_<name>`` unpacked, refusing any unpack hook (read_saved_slot)."""
     attribute = "saved_tensors" if raw_name == "_raw_saved_tensors" and hasattr(node, "saved_tensors") else raw_name[4:]
     return read_saved_slot(node, attribute)[0]
-
-
-from .drift import warn_if_untested  # noqa: E402  (the probes use the functions above)
-
-warn_if_untested()  # once, on the first import of any instrument: one warning if this torch drifted

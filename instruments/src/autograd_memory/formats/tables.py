@@ -18,7 +18,7 @@ one step
 <BLANKLINE>
 one step
 
-With the large display set (:func:`~autograd_memory.display_settings.use_large`, which the course's
+With the large display set (:func:`~autograd_memory.formats.display_settings.use_large`, which the course's
 ``lecture_style()`` switches on) a table *displays* (Markdown, IPython's text) only its
 ``key_rows``, or its first ``display_settings.TABLE_ROWS`` rows, and then a line "… N more rows"; ``str()`` stays whole.
 """
@@ -49,7 +49,7 @@ class Table(ShowsAsText):
     ``"l"`` or ``"r"`` (all left by default); ``caption`` a line under the table; ``key_rows`` the indices of the
     rows that matter, the ones a lecture shows (default: the first ``display_settings.TABLE_ROWS``).
 
-    >>> from autograd_memory.display_settings import use_large
+    >>> from autograd_memory.formats.display_settings import use_large
     >>> table = Table(("step", "bytes"), [(step, 4000 * step) for step in range(10)], key_rows=(0, 9))
     >>> use_large()
     >>> print(table._repr_markdown_())

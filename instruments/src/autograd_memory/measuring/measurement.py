@@ -19,10 +19,10 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from . import torch_internals as internals
+from ..formats.tables import ShowsAsText
+from ..formats.units import format_bytes
+from ..seams import torch_internals as internals
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory
-from .tables import ShowsAsText
-from .units import format_bytes
 
 __all__ = ["measure", "Report", "run_metered", "Metered", "time_call"]
 

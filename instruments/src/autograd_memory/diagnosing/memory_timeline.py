@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import torch_internals as internals
-from .meters import GraphMemory, LiveTensors, _tensors_in
+from ..formats.tables import ShowsAsText
+from ..formats.units import format_bytes
+from ..measuring.meters import GraphMemory, LiveTensors, tensors_in
+from ..seams import torch_internals as internals
 from .sites import creation_site, source_location, source_text
 from .steps import call_step, check_step
-from .tables import ShowsAsText
-from .units import format_bytes
 
 __all__ = ["timeline", "Timeline", "KINDS"]
 
@@ -180,7 +180,7 @@ class Timeline(ShowsAsText):
         """A stacked area of the kinds over the ops, the phases shaded, the peak annotated. Returns the figure."""
         import matplotlib.pyplot as plt
 
-        from .plots import FONT, _bytes_axis
+        from ..views.plots import FONT, bytes_axis
 
         if ax is None:
             _, ax = plt.subplots(figsize=(11, 4.5))
@@ -205,7 +205,7 @@ class Timeline(ShowsAsText):
                     arrowprops={"arrowstyle": "->"})
         ax.set_title(title, fontsize=FONT["title"], pad=22)
         ax.legend(fontsize=FONT["legend"], loc="center left", bbox_to_anchor=(1.0, 0.5))
-        _bytes_axis(ax, xlabel="op")
+        bytes_axis(ax, xlabel="op")
         ax.figure.tight_layout()
         return ax.figure
 
@@ -249,7 +249,7 @@ def timeline(step, model=None, optimizer=None):
 
 def _tensors_of_kinds(params, optimizer):
     grads = [p.grad for p in params if p.grad is not None]
-    state = list(_tensors_in(list(optimizer.state.values()))) if optimizer is not None else []
+    state = list(tensors_in(list(optimizer.state.values()))) if optimizer is not None else []
     return params, grads, state
 
 

@@ -10,9 +10,9 @@
 ...     print(step, stop.reached > stop.budget)
 2 True
 """
+from ..formats.units import format_bytes
 from .meters import LiveTensors
 from .trace import LEAK_HINT as DEFAULT_HINT
-from .units import format_bytes
 
 __all__ = ["memory_budget", "MemoryBudgetExceeded", "DEFAULT_HINT"]
 

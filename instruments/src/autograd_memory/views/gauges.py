@@ -16,7 +16,7 @@ and a sparkline, and a status line (step, growth per step, budget). It redraws a
 ``max_redraws_per_second`` times (10) plus once at the end, so drawing does not slow a fast loop.
 When the loop ends it displays a static summary (HTML and text) that stays readable where widgets
 do not render (GitHub, nbconvert). Outside a kernel (a script) it only prints that summary. In lecture
-mode (:func:`~autograd_memory.display_settings.use_large`) the panel is HTML replaced in place (live in the RISE
+mode (:func:`~autograd_memory.formats.display_settings.use_large`) the panel is HTML replaced in place (live in the RISE
 slideshow too, where ipywidgets do not load; its last frame is the summary), and its text is 24 px.
 
 Meters: ``saved`` (:class:`GraphMemory`) and ``live`` (:class:`LiveTensors`, or
@@ -32,15 +32,15 @@ import weakref
 
 import torch
 
-from . import display_settings
-from .budget import memory_budget
-from .extras import require
-from .ipython_internals import in_kernel as _in_kernel
-from .ipython_internals import shell as _shell
-from .meter_registry import EXACT, METERS
-from .meters import device_memory
-from .trace import Trace
-from .units import format_bytes
+from ..formats import display_settings
+from ..formats.units import format_bytes
+from ..measuring.budget import memory_budget
+from ..measuring.meter_registry import EXACT, METERS
+from ..measuring.meters import device_memory
+from ..measuring.trace import Trace
+from ..optional.extras import require
+from ..optional.ipython_internals import in_kernel as _in_kernel
+from ..optional.ipython_internals import shell as _shell
 
 __all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary"]
 
@@ -488,8 +488,8 @@ class MemoryGauge:
                 ...
                 gauge.sample(step)
 
-    ``meters``: any of :data:`~autograd_memory.meter_registry.METERS` (``saved``, ``live``, ``rss``, ``cuda_allocated``,
-    ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
+    ``meters``: any of :data:`~autograd_memory.measuring.meter_registry.METERS` (``saved``, ``live``, ``rss``,
+    ``cuda_allocated``, ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
     the live meter becomes a :func:`memory_budget`, its row turns orange then red as the budget
     nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
     Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import torch_internals as internals
+from ..seams import torch_internals as internals
 
 __all__ = ["Root", "Holder", "Found", "search", "roots_of", "MAX_OBJECTS"]
 

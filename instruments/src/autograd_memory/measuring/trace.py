@@ -13,8 +13,8 @@ import json
 import math
 from typing import Optional, Sequence
 
-from .tables import Table
-from .units import format_bytes
+from ..formats.tables import Table
+from ..formats.units import format_bytes
 
 __all__ = ["Trace", "NotFlatError", "LEAK_HINT", "least_squares_slope", "convergence_order"]
 

@@ -14,8 +14,8 @@ from threading import get_ident
 
 import torch
 
+from ..optional.ipython_internals import cell_number as _cell_number
 from . import LIBRARY_DIRS
-from .ipython_internals import cell_number as _cell_number
 
 __all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
 

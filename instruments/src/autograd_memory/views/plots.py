@@ -11,21 +11,22 @@
 'leaky: +4.00 kB/step'
 
 Sizes read in decimal units on the axes (``format_bytes``), each legend entry carries its growth per
-step, and fonts are large enough for a screen; in the large display set (:func:`~autograd_memory.display_settings.use_large`) they
-are the lecture sizes, at least 16 px, and a legend lists at most 4 runs, the first ones given.
+step, and fonts are large enough for a screen; in the large display set
+(:func:`~autograd_memory.formats.display_settings.use_large`) they are the lecture sizes, at least 16 px, and a legend
+lists at most 4 runs, the first ones given.
 """
 from typing import TYPE_CHECKING, Optional
 
-from . import meter_registry
-from .display_settings import SIZES_PX, is_large, points
-from .extras import require
-from .trace import Trace
-from .units import format_bytes
+from ..formats.display_settings import SIZES_PX, is_large, points
+from ..formats.units import format_bytes
+from ..measuring import meter_registry
+from ..measuring.trace import Trace
+from ..optional.extras import require
 
 if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
     from matplotlib.figure import Figure
 
-__all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes"]
+__all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes", "bytes_axis"]
 
 FONT = {"title": 15, "label": 13, "ticks": 11, "legend": 12, "suptitle": 16}  # points, outside lecture mode
 _LECTURE_ROLE = {"title": "axes.titlesize", "label": "axes.labelsize", "ticks": "xtick.labelsize",
@@ -37,7 +38,7 @@ def _size(role, default=None):
     return points(SIZES_PX[_LECTURE_ROLE[role]]) if is_large() else default or FONT[role]
 
 
-def _bytes_axis(ax, xlabel="step"):
+def bytes_axis(ax, xlabel="step"):
     """Label an axis for projectors: step along x, human-readable sizes along y."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -75,7 +76,7 @@ def plot_trace(trace: Trace, meters: Optional[list] = None, title: Optional[str]
                 label=_growth_label(meter_registry.label(meter), trace, meter))
         ax.set_title(meter_registry.label(meter), fontsize=_size("title"))
         ax.legend(fontsize=_size("legend"), loc="upper left")
-        _bytes_axis(ax)
+        bytes_axis(ax)
     fig.tight_layout()
     return fig
 
@@ -101,7 +102,7 @@ def compare_traces(traces: dict, meters: Optional[list] = None, title: str = "Le
             ax.plot(steps, values, linewidth=2.5, label=_growth_label(name, trace, meter))
         ax.set_title(meter_registry.label(meter), fontsize=_size("title"))
         ax.legend(fontsize=_size("legend"), loc="upper left")
-        _bytes_axis(ax)
+        bytes_axis(ax)
     fig.tight_layout()
     return fig
 

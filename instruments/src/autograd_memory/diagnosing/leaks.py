@@ -14,10 +14,10 @@ names the source lines whose tensors pile up, and the variables whose autograd g
 
 How it works: a :class:`~autograd_memory.LiveTensors` meter that notes, for each storage it counts, the
 code object and line of the innermost frame outside ``torch`` and ``autograd_memory``
-(:func:`~autograd_memory.sites.creation_site`), and forgets it when the storage dies. Storages still
+(:func:`~autograd_memory.diagnosing.sites.creation_site`), and forgets it when the storage dies. Storages still
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
-(:mod:`autograd_memory.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
+(:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
 or that stops within the steps is *bounded*: shown apart, never the leak.
 """
 import collections
@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 
 import psutil  # noqa: F401  read by process_rss; imported here so that the first find_leaks call is not the one to pay for it
 
-from . import display_settings
+from ..formats import display_settings
+from ..formats.tables import ShowsAsText
+from ..formats.units import format_bytes
+from ..measuring.meters import LiveTensors, process_rss
+from ..measuring.trace import NotFlatError
 from .holders import MAX_OBJECTS, roots_of, search
-from .meters import LiveTensors, process_rss
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step
-from .tables import ShowsAsText
-from .trace import NotFlatError
-from .units import format_bytes
 
 __all__ = ["find_leaks", "LeakReport", "LeakRow"]
 

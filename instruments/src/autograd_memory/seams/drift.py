@@ -1,7 +1,8 @@
 """The drift guard: is this torch one the instruments were tested on, and do the PyTorch privates they rely on
-still behave? Importing any instrument runs :func:`warn_if_untested` once: outside :data:`TESTED`, or with a probe
-failing, it gives one :class:`UntestedTorchWarning` naming the version and what will not work, instead of a
-traceback from deep inside ``graph_table`` later. ``python -m autograd_memory check`` prints every probe.
+still behave? The first import of any instrument runs :func:`warn_if_untested` once (``seams/__init__.py`` calls
+it): outside :data:`TESTED`, or with a probe failing, it gives one :class:`UntestedTorchWarning` naming the version
+and what will not work, instead of a traceback from deep inside ``graph_table`` later. ``python -m autograd_memory
+check`` prints every probe.
 
 >>> report = check()
 >>> report.ok, len(report.probes) == len(PROBES)
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from . import torch_internals as internals
+
 __all__ = ["TESTED", "PROBES", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
 
 TESTED = ((2, 8), (2, 14))  # the torch releases (major, minor), first and last, that the instruments' tests pass on
@@ -25,10 +28,7 @@ class UntestedTorchWarning(UserWarning):
     """This torch is outside the tested range, or a private the instruments rely on behaves differently."""
 
 
-# Each probe is given torch_internals: this module imports it only when probing, as torch_internals imports
-# this module (at its end) to run the probes.
-
-def _dispatch_mode_stack(internals):
+def _dispatch_mode_stack():
     class Probe(internals.TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             return func(*args, **(kwargs or {}))
@@ -38,24 +38,24 @@ def _dispatch_mode_stack(internals):
     return inside and internals.current_dispatch_mode() is None
 
 
-def _dispatch_disabled(internals):
+def _dispatch_disabled():
     with internals.dispatch_disabled():
         return torch.ones(2).sum().item() == 2
 
 
-def _op_schemas(internals):
+def _op_schemas():
     aten = torch.ops.aten
     return internals.op_kind(aten.exp.default) == internals.NEW and internals.op_kind(aten.view.default) == internals.VIEW
 
 
-def _saved_tensor_hooks(internals):
+def _saved_tensor_hooks():
     outside = internals.top_saved_tensor_hooks()
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         inside = internals.top_saved_tensor_hooks()
     return outside is None and inside is not None
 
 
-def _saved_slots(internals):
+def _saved_slots():
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
     value, packed = internals.read_saved_slot(y.grad_fn, "_saved_result")
@@ -70,21 +70,21 @@ def _saved_slots(internals):
     return False
 
 
-def _copy_slices(internals):
+def _copy_slices():
     x = torch.ones(3, requires_grad=True).clone()
     x[:1].mul_(2)
     return internals.is_copy_slices(x.grad_fn)
 
 
-def _functorch_level(internals):
+def _functorch_level():
     return internals.in_functorch_transform() is False
 
 
-def _compile_hook(internals):
+def _compile_hook():
     # torch >= 2.11 asks each mode ignore_compile_internals(); older ones are noticed through Dynamo's frame callback
     if internals.DYNAMO_ASKS_MODES:
         return callable(getattr(internals.TorchDispatchMode, "ignore_compile_internals", None))
-    return internals.CompileAwareMode.notices_compile_per_op and callable(internals._eval_frame_callback)
+    return internals.CompileAwareMode.notices_compile_per_op and callable(internals.eval_frame_callback)
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class ProbeSpec:
     name: str
     relies_on: str
     breaks: str  # what will not work when the probe fails
-    run: object  # run(torch_internals) -> True when the private behaves as the instruments expect
+    run: object  # run() -> True when the private behaves as the instruments expect
 
 
 PROBES = (
@@ -152,10 +152,10 @@ def _major_minor(version):
     return (int(match[1]), int(match[2])) if match else (0, 0)
 
 
-def _run(spec, internals):
+def _run(spec):
     try:
         with torch.inference_mode(False), torch.enable_grad():  # imported under no_grad, the probes still build graphs
-            ok, error = bool(spec.run(internals)), "it ran, but gave a different answer"
+            ok, error = bool(spec.run()), "it ran, but gave a different answer"
     except Exception as exc:  # a probe reports any failure; it never raises
         ok, error = False, f"{type(exc).__name__}: {exc}"
     return Probe(spec.name, spec.relies_on, spec.breaks, ok, "" if ok else error)
@@ -163,11 +163,9 @@ def _run(spec, internals):
 
 def check(version: str = None, probes=PROBES) -> DriftReport:
     """Run every probe on this torch (``version`` defaults to ``torch.__version__``)."""
-    from . import torch_internals
-
     version = version or torch.__version__
     in_range = TESTED[0] <= _major_minor(version) <= TESTED[1]
-    return DriftReport(version, in_range, tuple(_run(spec, torch_internals) for spec in probes))
+    return DriftReport(version, in_range, tuple(_run(spec) for spec in probes))
 
 
 def warn_if_untested(version: str = None, probes=PROBES) -> DriftReport:

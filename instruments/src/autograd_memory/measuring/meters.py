@@ -5,7 +5,7 @@
 * :class:`GraphMemory` counts the bytes autograd saved for backward and still holds, each storage
   once, split into parameters, inputs and activations.
 * :func:`device_memory` is what the allocator and the operating system report (CUDA counters, RSS).
-* :func:`autograd_memory.measurement.measure` runs a function under both meters and reports.
+* :func:`autograd_memory.measuring.measurement.measure` runs a function under both meters and reports.
 
 Both meters hold only weak references: they never keep a tensor alive. Each is a context manager
 that installs its hook on entry and removes it on exit, exception or not. A Ctrl-C (Jupyter's
@@ -33,26 +33,26 @@ from collections import Counter
 
 import torch
 
-from . import torch_internals as internals
-from .torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
-from .units import format_bytes
+from ..formats.units import format_bytes
+from ..seams import torch_internals as internals
+from ..seams.torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
 
 _STRIDED = torch.strided
 _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage
 
-__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "KINDS"]
+__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "process_rss", "KINDS", "Saved", "tensors_in"]
 
 
-def _tensors_in(value):
+def tensors_in(value):
     """The tensors in an op's arguments or outputs: a tensor, or lists/tuples/dicts of them."""
     if isinstance(value, torch.Tensor):
         yield value
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _tensors_in(item)
+            yield from tensors_in(item)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _tensors_in(item)
+            yield from tensors_in(item)
 
 
 _OUT_OF_ORDER = ("meters must be exited in the reverse order they were entered (nest their `with` blocks); "
@@ -215,7 +215,7 @@ class _CountNewStorages(internals.CompileAwareMode):
         elif kind == NEW or kind == LIFTS:
             inputs = None
             out = func(*args, **kwargs)
-            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
+            for tensor in (out,) if type(out) is torch.Tensor else tensors_in(out):
                 if type(tensor) is torch.Tensor and tensor.layout is _STRIDED:
                     storage = tensor.untyped_storage()
                     if kind == LIFTS and internals.is_foreign_memory(storage):
@@ -223,22 +223,22 @@ class _CountNewStorages(internals.CompileAwareMode):
                     meter._count(storage)
                 else:  # sparse, nested, wrapper subclasses: their parts may be their inputs' storages
                     if inputs is None:
-                        inputs = {id(s): s for t in _tensors_in((args, kwargs)) for s in internals.storages_of(t)}
+                        inputs = {id(s): s for t in tensors_in((args, kwargs)) for s in internals.storages_of(t)}
                     for storage in internals.storages_of(tensor):
                         if id(storage) not in inputs:
                             meter._count(storage)
         elif kind == GROWS:  # the output is the input it wrote, perhaps resized: count only its growth
             out = func(*args, **kwargs)
-            for tensor in (out,) if type(out) is torch.Tensor else _tensors_in(out):
+            for tensor in (out,) if type(out) is torch.Tensor else tensors_in(out):
                 for storage in internals.storages_of(tensor):
                     meter._recount(storage)
         else:
             # A view or an in-place op: an output that shares an input's storage is not new memory,
             # unless the op grew it (resize_, an out= argument): then the growth is counted. The inputs'
             # storages are taken *before* the op: set_ (and torch.load, which uses it) swaps one in.
-            inputs = {id(s): s for t in _tensors_in((args, kwargs)) for s in internals.storages_of(t)}
+            inputs = {id(s): s for t in tensors_in((args, kwargs)) for s in internals.storages_of(t)}
             out = func(*args, **kwargs)
-            for tensor in _tensors_in(out):
+            for tensor in tensors_in(out):
                 for storage in internals.storages_of(tensor):
                     if id(storage) in inputs:
                         meter._recount(storage)
@@ -519,7 +519,7 @@ class reading_saved_for_display:
         _reading_for_display.on = self._before
 
 
-class _Saved:
+class Saved:
     """What autograd keeps instead of a saved tensor while GraphMemory is active.
 
     It holds a *detached* alias (same storage, no ``grad_fn``): holding the original output tensor
@@ -573,7 +573,7 @@ class GraphMemory(_Meter):
     def __init__(self):
         super().__init__()
         self._slots = {}  # id(storage) -> [slots alive, nbytes, kind]
-        self._held = {}  # id(weakref to a _Saved) -> (that weakref, id(storage)): the records _rebuild trusts
+        self._held = {}  # id(weakref to a Saved) -> (that weakref, id(storage)): the records _rebuild trusts
         self._by_kind = dict.fromkeys(KINDS, 0)
         self._hooks = None
         self._counting = [self]  # this meter and the GraphMemory meters it is nested in
@@ -643,7 +643,7 @@ class GraphMemory(_Meter):
         storages = internals.storages_of(tensor)
         if not storages:
             return tensor
-        saved = _Saved(tensor, self._kind(tensor, id(storages[0])))  # graph_table reads the kind from it
+        saved = Saved(tensor, self._kind(tensor, id(storages[0])))  # graph_table reads the kind from it
         for storage in storages:
             key, nbytes = id(storage), storage.nbytes()
             for meter in self._counting:
@@ -669,7 +669,7 @@ class GraphMemory(_Meter):
 
     @staticmethod
     def _unpack(saved):
-        if not isinstance(saved, _Saved):
+        if not isinstance(saved, Saved):
             return saved
         # With saved-tensor hooks autograd leaves the in-place check to the hooks: do it as autograd would.
         if saved.tensor._version != saved.version and not getattr(_reading_for_display, "on", False):

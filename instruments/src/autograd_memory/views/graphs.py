@@ -2,7 +2,7 @@
 
 * :func:`graph_table` lists every node of the graph behind one or more tensors, with the tensors it
   saved for backward (shape, dtype, bytes), and whether backward has freed them. Its ``total_bytes``
-  counts each storage once, as :class:`~autograd_memory.meters.GraphMemory` does.
+  counts each storage once, as :class:`~autograd_memory.measuring.meters.GraphMemory` does.
 * :func:`show_graph` draws the same graph with graphviz: nodes coloured by saved bytes, freed nodes
   greyed out, leaves named from ``params``. It shows inline in JupyterLab.
 * :func:`lifecycle` takes snapshots of one graph at chosen moments (after forward, after backward ...)
@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import torch_internals as internals
-from .extras import GRAPHVIZ_INSTALL, require
-from .meters import KINDS, GraphMemory, _Saved, reading_saved_for_display
-from .tables import ShowsAsText, Table
-from .units import format_bytes
+from ..formats.tables import ShowsAsText, Table
+from ..formats.units import format_bytes
+from ..measuring.meters import KINDS, GraphMemory, Saved, reading_saved_for_display
+from ..optional.extras import GRAPHVIZ_INSTALL, require
+from ..seams import torch_internals as internals
 
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
            "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]
@@ -285,7 +285,7 @@ def _saved_tensors(node):
                 raise
             continue
         if isinstance(value, torch.Tensor):
-            yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, _Saved) else None
+            yield name, "alive", value, getattr(packed, "kind", None) if isinstance(packed, Saved) else None
         elif isinstance(value, (tuple, list)):  # e.g. IndexBackward0's indices
             for i, item in enumerate(value):
                 if isinstance(item, torch.Tensor):
