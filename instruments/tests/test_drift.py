@@ -46,3 +46,13 @@ def test_importing_an_instrument_on_an_untested_torch_warns_once():
     stderr = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stderr
     assert stderr.count("UntestedTorchWarning") == 1, stderr
     assert "Every probe passed" in stderr, "under no_grad the probes still build their graphs"
+
+
+def test_importing_the_instruments_runs_no_probe_that_imports_dynamo():
+    # torch.utils.checkpoint's first call imports torch._dynamo (seconds): only `check` runs that probe
+    code = ("import sys, torch, autograd_memory.measuring.meters, autograd_memory.views.graphs, "
+            "autograd_memory.diagnosing.leaks, autograd_memory.diagnosing.memory_timeline\n"
+            "print('torch._dynamo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+    assert [spec.name for spec in drift.PROBES if not spec.on_import] == ["checkpointed slots"]

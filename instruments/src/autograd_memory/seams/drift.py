@@ -19,7 +19,7 @@ from torch.utils.checkpoint import checkpoint
 
 from . import torch_internals as internals
 
-__all__ = ["TESTED", "PROBES", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
+__all__ = ["TESTED", "PROBES", "ON_IMPORT", "Probe", "DriftReport", "UntestedTorchWarning", "check", "warn_if_untested"]
 
 TESTED = ((2, 8), (2, 14))  # the torch releases (major, minor), first and last, that the instruments' tests pass on
 
@@ -59,8 +59,11 @@ def _saved_slots():
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
     value, packed = internals.read_saved_slot(y.grad_fn, "_saved_result")
-    if not (torch.equal(value, y.detach()) and packed is None):
-        return False
+    return torch.equal(value, y.detach()) and packed is None
+
+
+def _checkpointed_slots():
+    x = torch.ones(3, requires_grad=True)
     recomputed = []
     z = checkpoint(lambda t: recomputed.append(1) or t.exp(), x, use_reentrant=False)
     try:
@@ -93,6 +96,7 @@ class ProbeSpec:
     relies_on: str
     breaks: str  # what will not work when the probe fails
     run: object  # run() -> True when the private behaves as the instruments expect
+    on_import: bool = True  # False: only `check` runs it (it would import torch._dynamo, seconds, on import)
 
 
 PROBES = (
@@ -107,6 +111,9 @@ PROBES = (
               _functorch_level),
     ProbeSpec("saved slots", "node._raw_saved_<name> -> SavedTensor.unpack_hook (torch >= 2.10), else sys.settrace",
               "graph_table, show_graph, lifecycle (which tensor each node saved)", _saved_slots),
+    ProbeSpec("checkpointed slots", "the same slot of a node torch.utils.checkpoint made refuses to unpack",
+              "graph_table on checkpointed code (it would recompute the segment to show a slot)", _checkpointed_slots,
+              on_import=False),
     ProbeSpec("CopySlices node", "the node class name CopySlices", "graph_table's rows for in-place ops on views",
               _copy_slices),
     ProbeSpec("compile hook", "TorchDispatchMode.ignore_compile_internals (torch >= 2.11), else Dynamo's frame callback",
@@ -168,8 +175,12 @@ def check(version: str = None, probes=PROBES) -> DriftReport:
     return DriftReport(version, in_range, tuple(_run(spec) for spec in probes))
 
 
-def warn_if_untested(version: str = None, probes=PROBES) -> DriftReport:
-    """Give one :class:`UntestedTorchWarning` when this torch is outside :data:`TESTED` or a probe fails."""
+ON_IMPORT = tuple(spec for spec in PROBES if spec.on_import)  # what the first import runs: no torch._dynamo import
+
+
+def warn_if_untested(version: str = None, probes=ON_IMPORT) -> DriftReport:
+    """Give one :class:`UntestedTorchWarning` when this torch is outside :data:`TESTED` or a probe fails.
+    The first import runs the probes that stay cheap (:data:`ON_IMPORT`); ``check`` runs them all."""
     report = check(version, probes)
     if not report.ok:
         (low, high) = (".".join(map(str, end)) for end in TESTED)
