@@ -643,11 +643,13 @@ class GraphMemory(_Meter):
         storages = internals.storages_of(tensor)
         if not storages:
             return tensor
-        saved = Saved(tensor, self._kind(tensor, id(storages[0])))  # graph_table reads the kind from it
+        first = id(storages[0])
+        kind = self._kind(tensor, first)
+        saved = Saved(tensor, kind)  # graph_table reads the kind from it
         for storage in storages:
             key, nbytes = id(storage), storage.nbytes()
-            for meter in self._counting:
-                meter._hold(saved, key, nbytes, meter._kind(tensor, key))
+            for meter in self._counting:  # the meters it is nested in tell made-inside from their own start
+                meter._hold(saved, key, nbytes, kind if meter is self and key == first else meter._kind(tensor, key))
         return saved
 
     def _hold(self, saved, key, nbytes, kind):
