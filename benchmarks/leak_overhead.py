@@ -1,19 +1,21 @@
 """How much do find_leaks and timeline cost on real models, next to an empty dispatch mode around the same steps?
 
-    python benchmarks/leak_overhead.py [--rounds 5] [--models conv,transformer,lstm]
+    python benchmarks/leak_overhead.py [--rounds 9] [--models conv,transformer,lstm]
 
 Three training steps (forward, backward, Adam): a small conv net, a 2-layer ``nn.TransformerEncoder``
 and a 2-layer ``nn.LSTM``. For each, in one run and interleaved: the steps under an *empty*
 ``TorchDispatchMode`` (it only forwards each op: the floor of any Python-level meter), the whole
 ``find_leaks(step, steps=5, warmup=1)`` call (all its readings included) against 6 such steps, and
-``timeline(step, model, optimizer)`` against one. One thread, CPU seconds of this process, fastest
-of the rounds; ratios only. "first call" is the first find_leaks/timeline call on that model against the
+``timeline(step, model, optimizer)`` against one. One thread, CPU seconds of this process; ratios only: each
+round's tool time over its empty-mode time of the same round (moments apart, so a shared machine's drift in speed
+cancels), the median of the rounds reported with their lowest and highest. "first call" is the first find_leaks/timeline call on that model against the
 fastest later one; the process's very first calls (cold caches, lazy imports) are measured on a
 sub-millisecond step (a Linear layer) before anything else runs.
 
 Targets: find_leaks <= 1.3x, timeline <= 1.6x the empty mode; a first call <= 2x a later one.
 """
 import argparse
+import statistics
 import time
 
 import torch
@@ -100,9 +102,13 @@ def measure(name, make, rounds):
         for config in names[round_ % len(names):] + names[:round_ % len(names)]:
             times[config].append(seconds(configs[config]))
     best = {config: min(samples) for config, samples in times.items()}
+    # each round's ratio pairs runs made moments apart: a shared machine's drift in speed cancels out
+    paired = {tool: [t / e for t, e in zip(times[tool], times[empty])]
+              for tool, empty in (("find_leaks", "empty mode x6"), ("timeline", "empty mode x1"))}
     return {
-        "find_leaks": best["find_leaks"] / best["empty mode x6"],
-        "timeline": best["timeline"] / best["empty mode x1"],
+        "find_leaks": statistics.median(paired["find_leaks"]),
+        "timeline": statistics.median(paired["timeline"]),
+        "spread": {tool: (min(ratios), max(ratios)) for tool, ratios in paired.items()},
         "first find_leaks": first["find_leaks"] / best["find_leaks"],
         "first timeline": first["timeline"] / best["timeline"],
         "step ms": best["empty mode x1"] * 1e3,
@@ -111,7 +117,7 @@ def measure(name, make, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the fastest is reported)")
+    parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (the median of their ratios is reported)")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -125,12 +131,14 @@ def main():
     print("the process's first call on a sub-millisecond step, against the fastest of 5 later ones: "
           + ", ".join(f"{name} {times[0] / min(times[1:]):.2f}x" for name, times in cold.items()))
     print(f"{WARMUP}+{STEPS} steps for find_leaks, 1 for timeline; 1 CPU thread, {args.rounds} interleaved rounds "
-          "(fastest, CPU time); ratios to an empty TorchDispatchMode around the same steps")
-    print(f"  {'model':<28} {'step (empty mode)':>18} {'find_leaks':>11} {'timeline':>9} {'1st find_leaks':>15} "
+          "(CPU time; the median of each round's ratio, lowest-highest in brackets); ratios to an empty TorchDispatchMode "
+          "around the same steps")
+    print(f"  {'model':<28} {'step (empty mode)':>18} {'find_leaks':>23} {'timeline':>23} {'1st find_leaks':>15} "
           f"{'1st timeline':>13}")
     for name in args.models.split(","):
         result = measure(name, MODELS[name], args.rounds)
-        print(f"  {name:<28} {result['step ms']:15.1f} ms {result['find_leaks']:10.2f}x {result['timeline']:8.2f}x "
+        ratios = [f"{result[tool]:.2f}x [{low:.2f}-{high:.2f}]" for tool, (low, high) in result["spread"].items()]
+        print(f"  {name:<28} {result['step ms']:15.1f} ms {ratios[0]:>23} {ratios[1]:>23} "
               f"{result['first find_leaks']:14.2f}x {result['first timeline']:12.2f}x")
     print("targets: find_leaks <= 1.30x, timeline <= 1.60x, first call <= 2x a later one")
 
