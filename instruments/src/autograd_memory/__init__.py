@@ -23,7 +23,7 @@ PUBLIC = {
     "find_leaks": "leaks", "LeakReport": "leaks", "LeakRow": "leaks",
     "timeline": "memory_timeline", "Timeline": "memory_timeline",
     "show_graph": "graphs", "graph_table": "graphs", "lifecycle": "graphs", "GraphTable": "graphs",
-    "NoGraphError": "graphs",
+    "NoGraphError": "graphs", "zoomable": "zoom",
     "MemoryGauge": "gauges", "plot_trace": "plots", "compare_traces": "plots",
     "format_bytes": "units", "Table": "tables",
 }
