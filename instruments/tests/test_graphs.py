@@ -149,8 +149,11 @@ def test_show_graph_draws_an_svg(x):
 
 
 def smallest_label_px(svg):
-    """The smallest text of a graphviz SVG, in px when the picture is drawn at its size (its units are points)."""
-    return min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)) * 96 / 72
+    """The smallest text of a graphviz SVG, in px when the picture is drawn at its size (width in points, 96 px an
+    inch; its viewBox in the drawing's units)."""
+    width, view_width = re.search(r'<svg width="([\d.]+)pt".*?viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg, re.S).groups()
+    smallest = min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
+    return smallest * float(width) / float(view_width) * 96 / 72
 
 
 def height_pt(svg):
@@ -188,11 +191,18 @@ def test_a_graph_shows_as_html_that_a_click_enlarges(x):
     assert view._repr_html_() == zoomable_html(view.svg)
     assert view._repr_html_().startswith(f"<div class='amlab-zoomable'>{view.svg}</div><script>")
     assert f"MIN_PX = {MIN_PX};" in view._repr_html_()
-    drawing = graphviz.Digraph()  # what torchviz.make_dot returns
+    drawing = graphviz.Digraph(node_attr={"fontsize": "10"})  # what torchviz.make_dot returns
     drawing.node("leaf", "AccumulateGrad")
     picture = zoomable(drawing)
     assert picture.svg.startswith("<svg") and "AccumulateGrad" in picture.svg, "the SVG, without its XML prolog"
     assert picture._repr_html_() == zoomable_html(picture.svg)
+    assert smallest_label_px(picture.svg) == pytest.approx(10 * 96 / 72, abs=0.05), "a notebook shows it at its own size"
+    use_large()
+    try:
+        projected = zoomable(drawing)
+    finally:
+        use_large(False)
+    assert smallest_label_px(projected.svg) == pytest.approx(MIN_PX, abs=0.05), "on a projector, drawn larger"
 
 
 @needs_graphviz

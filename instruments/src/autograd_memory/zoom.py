@@ -12,6 +12,9 @@ to install: it works in JupyterLab (trusted output), on a RISE slide, in nbconve
 >>> picture._repr_html_().startswith("<div class='amlab-zoomable'><svg")
 True
 """
+import re
+
+from . import display_settings
 from .display_settings import MIN_PX
 
 __all__ = ["zoomable", "ZoomablePicture", "zoomable_html"]
@@ -96,9 +99,29 @@ class ZoomablePicture:
 
 def zoomable(picture):
     """``picture`` (SVG text, or a graphviz drawing such as ``torchviz.make_dot``'s) as a :class:`ZoomablePicture`.
+    In the large display set (a projector) a picture whose labels are under ``MIN_PX`` at its size is drawn larger,
+    as :func:`~autograd_memory.graphs.show_graph` draws its own: then a slide that has to draw it smaller makes it
+    zoomable, and one with room shows it readable.
 
-    >>> zoomable("<svg></svg>").svg
-    '<svg></svg>'
+    >>> svg = '<svg width="90pt" height="60pt"><text font-size="10.00">x</text></svg>'
+    >>> zoomable(svg).svg == svg
+    True
+    >>> display_settings.use_large()
+    >>> zoomable(svg).svg.split(">")[0]             # labels of 10 pt = 13.3 px at 1:1: drawn 1.2 times larger
+    '<svg width="108.00pt" height="72.00pt"'
+    >>> display_settings.use_large(False)
     """
     svg = picture if isinstance(picture, str) else picture.pipe(format="svg", encoding="utf-8")
-    return ZoomablePicture(svg[svg.index("<svg"):])  # no XML prolog: the SVG goes inline in HTML
+    svg = svg[svg.index("<svg"):]  # no XML prolog: the SVG goes inline in HTML
+    return ZoomablePicture(_labels_min_px(svg) if display_settings.is_large() else svg)
+
+
+def _labels_min_px(svg):
+    """``svg`` (graphviz's: sizes in points, 96 px an inch) drawn larger where its smallest label is under MIN_PX."""
+    sizes = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
+    factor = MIN_PX / (min(sizes) * 96 / 72) if sizes else 1
+    if factor <= 1:
+        return svg
+    tag, rest = svg.split(">", 1)  # the <svg ...> tag: its width and height (the viewBox keeps the drawing's units)
+    tag = re.sub(r'\b(width|height)="([\d.]+)pt"', lambda size: f'{size[1]}="{float(size[2]) * factor:.2f}pt"', tag)
+    return f"{tag}>{rest}"
