@@ -133,7 +133,7 @@ LABEL_PX = """element => Math.min(...Array.from(element.querySelectorAll('svg te
     return parseFloat(getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
 }))"""
 PRESENT = ".reveal .slides > section.present > section.present"  # RISE's slide in view
-WHERE = "() => [location.hash, document.querySelector('.reveal').classList.contains('overview')]"
+WHERE = "() => [location.hash, Boolean(document.querySelector('.reveal.overview'))]"
 
 
 def zoomed_label_px(page, picture, shot=None):
