@@ -1,6 +1,8 @@
 """The lecture fits a projector: data/slide_fit.json, measured in chromium by `python tests/browser/slide_fit.py
 --record`, is current (the lecture-path notebooks and tools/rise.css are the ones it measured) and says that no slide of
-the lecture path is cut off at 1280x720 or 1920x1080, and that no text on a slide is under 24 px.
+the lecture path is cut off at 1280x720 or 1920x1080, that no text on a slide is under 24 px, and that every graph's
+labels are at least 16 px as the room sees them: on the slide, or where a slide draws a graph smaller, in the view a
+click enlarges it to (autograd_memory.views.zoom; the recording clicks it, reads the labels and closes it).
 
 Reading the record keeps this out of the browser (measuring the path takes minutes); tests/browser/test_projector.py
 measures notebook 04 live, so the record's measurement itself stays tested.
@@ -10,6 +12,7 @@ import pytest
 import slide_fit_record as record
 
 MIN_TEXT_PX = 24
+MIN_GRAPH_PX = 16  # the plots' floor in lecture style (autograd_memory.formats.display_settings.MIN_PX)
 RE_RECORD = "run `python tests/browser/slide_fit.py --record` (a few minutes) and commit data/slide_fit.json"
 
 
@@ -32,3 +35,15 @@ def test_no_slide_of_the_lecture_path_is_cut_off_and_text_reads_at_24_px(measure
             "the tall cell (a sub-slide per part) or size its picture to the slide, then " + RE_RECORD)
         assert found[size]["smallest_text_px"] >= MIN_TEXT_PX, (
             f"{name} at {size}: text of {found[size]['smallest_text_px']} px on a slide ({found[size]['min_px']})")
+
+
+@pytest.mark.parametrize("size", [f"{width}x{height}" for width, height in record.SIZES])
+def test_every_graph_on_the_lecture_path_has_labels_of_16_px_as_shown_or_enlarged(measured, size):
+    shown = {name: found[size]["graph_slides"] for name, found in measured["notebooks"].items()}
+    assert sum(shown.values()) >= 4, f"graph slides recorded: {shown}; the lecture path draws several (00, 01, 02, 05)"
+    for name, found in measured["notebooks"].items():
+        if found[size]["graph_slides"]:
+            assert found[size]["graph_label_px"] >= MIN_GRAPH_PX, (
+                f"{name} at {size}: a graph's labels read at {found[size]['graph_label_px']} px "
+                f"({found[size]['zoomed_graphs']} graphs enlarged by a click). Draw it smaller (fewer ranks, shorter "
+                "labels) or make a click enlarge it (autograd_memory.views.zoom), then " + RE_RECORD)

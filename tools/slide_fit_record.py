@@ -4,9 +4,10 @@
 
 Measuring every slide of the lecture path in chromium takes minutes, so the test suite reads this record
 (tests/test_slide_fit_record.py): per lecture-path notebook (the guide's live rows) and window size, the slides, the
-cut ones and the smallest text, beside a fingerprint of what the measurement depends on: each notebook's cells as
-RISE shows them (type, source, slide type) and the projector stylesheet tools/rise.css. Editing either makes the
-record stale until it is measured again; tests/browser/test_projector.py measures 04 live.
+cut ones, the smallest text and the smallest graph label (as shown, or enlarged by a click), beside a fingerprint of
+what the measurement depends on: each notebook's cells as RISE shows them (type, source, slide type) and the
+projector stylesheet tools/rise.css. Editing either makes the record stale until it is measured again;
+tests/browser/test_projector.py measures 04 live.
 
 >>> cell = {"cell_type": "markdown", "source": "# Title", "metadata": {"slideshow": {"slide_type": "slide"}}}
 >>> fingerprint([cell]) == fingerprint([dict(cell, id="x", outputs=[])]), fingerprint([cell]) == fingerprint([])
@@ -23,7 +24,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 RECORD = "data/slide_fit.json"
 STYLESHEET = "tools/rise.css"
 SIZES = ((1280, 720), (1920, 1080))
-KEPT = ("slides", "cut", "unreachable", "wide", "min_px", "smallest_text_px", "svg_label_px", "img_scale", "cut_ids")
+KEPT = ("slides", "cut", "unreachable", "wide", "min_px", "smallest_text_px", "svg_label_px", "img_scale", "cut_ids",
+        "graph_slides", "graph_label_px", "zoomed_graphs")
 
 
 def fingerprint(cells):

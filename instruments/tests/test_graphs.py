@@ -1,11 +1,14 @@
 """Graph views: hand-checked node counts and saved bytes, agreement with GraphMemory, pictures and fallbacks."""
 import importlib.util
+import re
 
 import pytest
 import torch
 
 from autograd_memory import GraphMemory
+from autograd_memory.formats.display_settings import MIN_PX, use_large
 from autograd_memory.views.graphs import NoGraphError, graph_table, lifecycle, show_graph
+from autograd_memory.views.zoom import zoomable, zoomable_html
 
 needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
@@ -143,6 +146,63 @@ def test_show_graph_draws_an_svg(x):
     assert "3 nodes (1 leaf), 4.00 kB saved" in view.svg  # the caption
     assert "saved bytes per node" in view.svg  # the legend
     assert view.svg in view._repr_html_()
+
+
+def smallest_label_px(svg):
+    """The smallest text of a graphviz SVG, in px when the picture is drawn at its size (width in points, 96 px an
+    inch; its viewBox in the drawing's units)."""
+    width, view_width = re.search(r'<svg width="([\d.]+)pt".*?viewBox="[\d.-]+ [\d.-]+ ([\d.]+)', svg, re.S).groups()
+    smallest = min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
+    return smallest * float(width) / float(view_width) * 96 / 72
+
+
+def height_pt(svg):
+    return float(re.search(r'height="([\d.]+)pt"', svg).group(1))
+
+
+@needs_graphviz
+def test_the_legend_is_one_row_under_the_graph(x):
+    svg = show_graph(x.exp().sum()).svg
+    rows = {re.search(rf'y="([\d.-]+)"[^>]*>{re.escape(text)}<', svg).group(1)
+            for text in ("saved bytes per node:", "nothing saved", "&lt;= 4.00 kB", "freed by backward", "leaf")}
+    assert len(rows) == 1, f"the legend's entries should share one row (one y), not add a row each: {rows}"
+
+
+@needs_graphviz
+def test_in_the_large_display_set_labels_are_min_px_and_the_spacing_tighter(x):
+    loss = x.exp().sin().cos().sum()  # a chain: one rank per node
+    notebook = show_graph(loss).svg
+    use_large()
+    try:
+        projector = show_graph(loss).svg
+    finally:
+        use_large(False)
+    assert smallest_label_px(notebook) == pytest.approx(10 * 96 / 72), "the notebook's pictures keep their 10 pt"
+    assert smallest_label_px(projector) >= MIN_PX, f"labels of {smallest_label_px(projector):.1f} px at 1:1"
+    lines = [height_pt(svg) / smallest_label_px(svg) for svg in (notebook, projector)]
+    assert lines[1] < 0.75 * lines[0], f"the picture's height in label heights, notebook vs projector: {lines}"
+
+
+@needs_graphviz
+def test_a_graph_shows_as_html_that_a_click_enlarges(x):
+    import graphviz
+
+    view = show_graph(x.exp().sum())
+    assert view._repr_html_() == zoomable_html(view.svg)
+    assert view._repr_html_().startswith(f"<div class='amlab-zoomable'>{view.svg}</div><script>")
+    assert f"MIN_PX = {MIN_PX};" in view._repr_html_()
+    drawing = graphviz.Digraph(node_attr={"fontsize": "10"})  # what torchviz.make_dot returns
+    drawing.node("leaf", "AccumulateGrad")
+    picture = zoomable(drawing)
+    assert picture.svg.startswith("<svg") and "AccumulateGrad" in picture.svg, "the SVG, without its XML prolog"
+    assert picture._repr_html_() == zoomable_html(picture.svg)
+    assert smallest_label_px(picture.svg) == pytest.approx(10 * 96 / 72, abs=0.05), "a notebook shows it at its own size"
+    use_large()
+    try:
+        projected = zoomable(drawing)
+    finally:
+        use_large(False)
+    assert smallest_label_px(projected.svg) == pytest.approx(MIN_PX, abs=0.05), "on a projector, drawn larger"
 
 
 @needs_graphviz

@@ -15,7 +15,10 @@ a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium 
 * ``wide``: a code line or a printed line longer than its box (it scrolls sideways inside the cell);
 * ``min_px``: the smallest text per kind (``code``, ``prose``, ``table``, ``output``), prompts left out; pictures
   are not text: ``img_scale`` is the smallest shown/natural width of a picture on the slide and ``svg_label_px`` the
-  smallest label of a graph (graphviz SVG) as shown.
+  smallest label of an SVG picture (a graph, a plot) as shown;
+* ``graph_label_px``: the smallest label of a graph (graphviz's SVG: ``show_graph``'s, torchviz's) as the room can
+  read it: as shown, or, where a graph is shown with labels under ``MIN_PX`` (16 px) and a click enlarges it
+  (autograd_memory.views.zoom), as the enlarged view shows it: the test clicks it, reads the labels and closes it with Esc.
 
 By default the notebooks' folder gets the course's ``tools/rise.css`` and RISE the settings of
 ``tools/jupyterlab_overrides.json``, as ``make present`` gives them; ``--bare`` leaves both out. ``--record`` runs the
@@ -34,6 +37,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1] / "tools")]
 
 import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
+from autograd_memory.formats.display_settings import MIN_PX  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"
@@ -80,6 +84,8 @@ MEASURE = """() => {
     const wide = Array.from(slide.querySelectorAll('.cm-scroller, .jp-OutputArea-output pre'))
         .filter(el => !el.closest('aside.notes') && !el.closest('.reveal-skip') && el.scrollWidth > el.clientWidth + 1).length;
     let imgScale = null, svgLabel = null;
+    const graphs = [];  // graphviz pictures (show_graph's, torchviz's): their smallest label as shown, and its zoom
+    const zoomable = Array.from(slide.querySelectorAll('.jp-OutputArea .amlab-zoomable'));
     for (const img of slide.querySelectorAll('.jp-OutputArea img')) {
         if (img.closest('.reveal-skip') || !img.naturalWidth) continue;
         const shown = img.getBoundingClientRect().width;
@@ -92,24 +98,64 @@ MEASURE = """() => {
             if (sizes.length) {
                 const px = Math.min(...sizes) * shown / viewWidth;
                 svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
+                if (svg.querySelector('g.graph')) graphs.push({px, zoom: null});
             }
         } else {
             const scale = shown / img.naturalWidth;
             imgScale = imgScale === null ? scale : Math.min(imgScale, scale);
         }
     }
-    for (const text of slide.querySelectorAll('.jp-OutputArea svg text')) {  // inline SVG (a graph in HTML)
-        const ctm = text.getScreenCTM();
-        if (!ctm || text.closest('.reveal-skip') || !text.getClientRects().length) continue;
-        const px = parseFloat(text.getAttribute('font-size') || getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
-        svgLabel = svgLabel === null ? px : Math.min(svgLabel, px);
+    for (const svg of slide.querySelectorAll('.jp-OutputArea svg')) {  // inline SVG (a graph in HTML)
+        if (svg.closest('.reveal-skip') || !svg.getClientRects().length) continue;
+        let smallest = null;
+        for (const text of svg.querySelectorAll('text')) {
+            const ctm = text.getScreenCTM();
+            if (!ctm || !text.getClientRects().length) continue;
+            const px = parseFloat(text.getAttribute('font-size') || getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
+            smallest = smallest === null ? px : Math.min(smallest, px);
+        }
+        if (smallest === null) continue;
+        svgLabel = svgLabel === null ? smallest : Math.min(svgLabel, smallest);
+        const picture = svg.closest('.amlab-zoomable');  // zoom: its index among the slide's zoomable pictures
+        if (svg.querySelector(':scope > g.graph')) graphs.push({px: smallest, zoom: picture && zoomable.indexOf(picture)});
     }
     // cut: drawn below the window's bottom (a line too wide wraps, or scrolls in its cell: ``wide``)
     const boxes = cells.map(c => { const r = c.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; });
     return {id: slide.id, cells: cells.length, boxes, overflow: Math.round(Math.max(bottom - H, 0)),
             right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide, min_px: minPx, smallest,
-            img_scale: imgScale, svg_label_px: svgLabel};
+            img_scale: imgScale, svg_label_px: svgLabel, graphs};
 }"""
+
+
+# the smallest label of the SVG pictures in an element, as shown, in px; and where the slideshow is
+LABEL_PX = """element => Math.min(...Array.from(element.querySelectorAll('svg text'), text => {
+    const ctm = text.getScreenCTM();
+    return parseFloat(getComputedStyle(text).fontSize) * Math.hypot(ctm.a, ctm.b);
+}))"""
+PRESENT = ".reveal .slides > section.present > section.present"  # RISE's slide in view
+WHERE = "() => [location.hash, Boolean(document.querySelector('.reveal.overview'))]"
+
+
+def zoomed_label_px(page, picture, shot=None):
+    """Click ``picture`` (a locator of a graph's ``.amlab-zoomable`` block), read the smallest label of the enlarged
+    view in px (to 0.1 px: sub-pixel layout is noise), screenshot it to ``shot``, and close it with Esc: None if no
+    enlarged view opened. Raises if Esc left the view open or moved the slideshow (another slide, reveal's overview)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    where = page.evaluate(WHERE)
+    picture.locator("svg").first.click()
+    try:
+        page.wait_for_selector(".amlab-zoom", timeout=5_000)
+    except PlaywrightTimeout:
+        return None
+    px = round(page.locator(".amlab-zoom").evaluate(LABEL_PX), 1)
+    if shot is not None:
+        page.screenshot(path=str(shot))
+    page.keyboard.press("Escape")
+    page.wait_for_selector(".amlab-zoom", state="detached", timeout=5_000)
+    after = page.evaluate(WHERE)
+    assert after == where, f"closing the enlarged graph moved the slideshow from {where} to {after}"
+    return px
 
 
 def measure_notebook(page, lab, name, shots=None, tag=""):
@@ -136,8 +182,16 @@ def measure_notebook(page, lab, name, shots=None, tag=""):
         # RISE's setScrollingSlide and reveal's layout run on slidechanged: measure after the next two frames
         page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         found = page.evaluate(MEASURE)
+        for graph in found["graphs"]:  # a graph drawn with labels too small to read: read it as a click enlarges it
+            graph["px"] = round(graph["px"], 1)
+            if graph["zoom"] is not None and graph["px"] < MIN_PX:
+                pictures = page.locator(f"{PRESENT} .jp-OutputArea .amlab-zoomable")
+                shot = shots and shots / f"{Path(name).stem}_{tag}_{slide_id}_zoom{graph['zoom']}.png"
+                graph["zoomed_px"] = zoomed_label_px(page, pictures.nth(graph["zoom"]), shot)
+        labels = [graph.get("zoomed_px") or graph["px"] for graph in found["graphs"]]
+        found["graph_label_px"] = min(labels) if labels else None
         slides.append(found)
-        if shots is not None and found["cut"]:
+        if shots is not None and (found["cut"] or found["graphs"]):
             page.screenshot(path=str(shots / f"{Path(name).stem}_{tag}_{slide_id}.png"))
     return slides
 
@@ -150,12 +204,15 @@ def summary(slides):
             if kind != "prompt":
                 kinds[kind] = min(px, kinds.get(kind, px))
     labels = [s["svg_label_px"] for s in slides if s["svg_label_px"] is not None]
+    graphs = [s["graph_label_px"] for s in slides if s["graph_label_px"] is not None]
     scales = [s["img_scale"] for s in slides if s["img_scale"] is not None]
     return {"slides": len(slides), "cut": sum(s["cut"] for s in slides),
             "unreachable": sum(s["cut"] and not s["reachable"] for s in slides),
             "wide": sum(bool(s["wide"]) for s in slides), "min_px": kinds,
             "smallest_text_px": min(kinds.values()) if kinds else None,
             "svg_label_px": min(labels) if labels else None, "img_scale": min(scales) if scales else None,
+            "graph_slides": len(graphs), "graph_label_px": min(graphs) if graphs else None,
+            "zoomed_graphs": sum(graph.get("zoomed_px") is not None for s in slides for graph in s["graphs"]),
             "cut_ids": [f"{s['id']} (+{s['overflow']} px)" for s in slides if s["cut"]]}
 
 
@@ -235,7 +292,8 @@ def main(argv=None):
     parser.add_argument("--bare", action="store_true", help="RISE as it comes: no rise.css, no RISE settings")
     parser.add_argument("--sizes", default="1280x720,1920x1080")
     parser.add_argument("--json", type=Path, help="write every measurement here")
-    parser.add_argument("--shots", type=Path, help="a screenshot of every cut slide, in this folder")
+    parser.add_argument("--shots", type=Path, help="a screenshot of every cut slide, every slide with a graph and each "
+                        "graph enlarged by a click, in this folder")
     args = parser.parse_args(argv)
     if bool(args.notebooks) == args.record:
         parser.error("name executed notebooks to measure, or --record (the lecture path, executed here)")
@@ -253,7 +311,8 @@ def main(argv=None):
         for size, found in by_size.items():
             print(f"{name} {size}: {found['slides']} slides, {found['cut']} cut ({found['unreachable']} unreachable), "
                   f"{found['wide']} with a wide line; smallest text {found['smallest_text_px']} px {found['min_px']}; "
-                  f"graph labels {found['svg_label_px']} px; pictures at >= {found['img_scale']} of their size; "
+                  f"SVG labels {found['svg_label_px']} px; {found['graph_slides']} slides with a graph, its labels "
+                  f">= {found['graph_label_px']} px as shown or enlarged ({found['zoomed_graphs']} enlarged); pictures at >= {found['img_scale']} of their size; "
                   f"cut: {', '.join(found['cut_ids'])}")
     print(f"[slide_fit] {time.monotonic() - start:.0f} s")
     if args.json:

@@ -20,7 +20,7 @@ PUBLIC = {
     **dict.fromkeys(["memory_budget", "MemoryBudgetExceeded"], "measuring.budget"),
     **dict.fromkeys(["Trace", "NotFlatError"], "measuring.trace"),
     **dict.fromkeys(["show_graph", "graph_table", "lifecycle", "GraphTable", "NoGraphError"], "views.graphs"),
-    "MemoryGauge": "views.gauges", "plot_trace": "views.plots", "compare_traces": "views.plots",
+    "zoomable": "views.zoom", "MemoryGauge": "views.gauges", "plot_trace": "views.plots", "compare_traces": "views.plots",
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
     "format_bytes": "formats.units", "Table": "formats.tables",

@@ -33,11 +33,13 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..formats import display_settings
 from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
 from ..measuring.meters import KINDS, GraphMemory, Saved, reading_saved_for_display
 from ..optional.extras import GRAPHVIZ_INSTALL, require
 from ..seams import torch_internals as internals
+from .zoom import zoomable_html
 
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
            "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]
@@ -419,15 +421,35 @@ def _node_label(node, limit=4):
     return "\n".join(lines)
 
 
+def _caption(table, largest):
+    """The caption and the colour scale under the graph: one row of chips, as wide as the caption."""
+    steps = [("white", "nothing saved")]
+    if largest:
+        steps += [(colour, f"<= {format_bytes(largest * (i + 1) // len(_PALETTE))}") for i, colour in enumerate(_PALETTE)]
+    steps += [("#e0e0e0", "freed by backward"), ("lightblue", "leaf")]
+    chips = "".join(f'<td border="1" bgcolor="{colour}"><font color="{"white" if colour == _PALETTE[-1] else "black"}">'
+                    f"{html.escape(text)}</font></td>" for colour, text in steps)
+    return (f'<<table border="0" cellspacing="2" cellpadding="3"><tr><td colspan="{len(steps) + 1}">'
+            f'{html.escape(table.caption())}</td></tr><tr><td>saved bytes per node:</td>{chips}</tr></table>>')
+
+
+# graphviz's sizes, in points: the notebook's, and the large display set's (a projector), whose labels are MIN_PX
+# high when the SVG is drawn at its size (96 px an inch), with tighter spacing, so that a slide's height goes to labels
+_SIZES = {False: {"fontsize": "10", "ranksep": "0.5", "nodesep": "0.25"},
+          True: {"fontsize": str(display_settings.points(display_settings.MIN_PX, dpi=96)), "ranksep": "0.25",
+                 "nodesep": "0.15"}}
+
+
 def _dot_source(table):
     """The DOT text of the graph: edges run the way the forward pass did, leaves on top, outputs below."""
     graphviz = require("graphviz", "show_graph")
 
-    dot = graphviz.Digraph(
-        graph_attr={"label": table.caption(), "labelloc": "b", "fontsize": "11", "fontname": "Helvetica"},
-        node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica", "fontsize": "10"},
-    )
+    sizes = _SIZES[display_settings.is_large()]
     largest = max((node.nbytes for node in table.nodes), default=0)
+    dot = graphviz.Digraph(
+        graph_attr={"label": _caption(table, largest), "labelloc": "b", "fontname": "Helvetica", **sizes},
+        node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica", "fontsize": sizes["fontsize"]},
+    )
     for node in table.nodes:
         attrs = {"fillcolor": _colour(node.nbytes, largest)}
         if node.state == "leaf":
@@ -444,16 +466,6 @@ def _dot_source(table):
     for i, (label, node_index, shape) in enumerate(table.outputs):
         dot.node(f"out{i}", f"{label}\n{tuple(shape)}", fillcolor="darkolivegreen1")
         dot.edge(str(node_index), f"out{i}")
-    with dot.subgraph(name="cluster_legend") as legend:
-        legend.attr(label="saved bytes per node", fontsize="10", style="dashed")
-        steps = [("white", "nothing saved")]
-        if largest:
-            steps += [(colour, f"<= {format_bytes(largest * (i + 1) // len(_PALETTE))}") for i, colour in enumerate(_PALETTE)]
-        steps += [("#e0e0e0", "freed by backward"), ("lightblue", "leaf")]
-        for i, (colour, text) in enumerate(steps):
-            legend.node(f"legend{i}", text, fillcolor=colour, fontcolor="white" if colour == _PALETTE[-1] else "black")
-        for i in range(len(steps) - 1):
-            legend.edge(f"legend{i}", f"legend{i + 1}", style="invis")
     return dot.source
 
 
@@ -472,7 +484,7 @@ class GraphView(ShowsAsText):
 
     def _repr_html_(self):
         if self.svg is not None:
-            return f"<div>{self.svg}</div>"
+            return zoomable_html(self.svg)  # a click enlarges it where a slide draws it small
         if self.source is None:  # too big to draw
             body = f"<pre>{html.escape(self.table.summary())}</pre>"
         else:
@@ -491,7 +503,9 @@ def show_graph(outputs, params=None, max_nodes=MAX_NODES):
     tensors ``backward()`` freed are grey and dashed, leaves are named from ``params``
     (``dict(model.named_parameters())``), and the caption gives the node count and the total saved
     bytes, each storage counted once. ``outputs``: a tensor, a list, or a ``{label: tensor}`` dict,
-    e.g. ``{"y": y, "dy/dx": dydx}`` to see a derivative's graph next to the forward graph.
+    e.g. ``{"y": y, "dy/dx": dydx}`` to see a derivative's graph next to the forward graph. In the large
+    display set (the course's lecture style) labels are ``MIN_PX`` high at the picture's size; where a slide
+    draws it smaller, a click shows it at that size or larger (:mod:`~autograd_memory.views.zoom`).
 
     >>> view = show_graph(torch.ones(3, requires_grad=True).exp().sum())
     >>> view.svg[:4], view.table.total_bytes
@@ -557,9 +571,8 @@ class GraphLifecycle(ShowsAsText):
     @staticmethod
     def _panel(label, view):
         body = view._repr_html_() if view is not None else "<p>output deleted: nothing to draw from it</p>"
-        caption = view.table.caption() if view is not None else ""
         return (f"<div style='flex:0 1 auto;border:1px solid #ccc;padding:4px'><h4>{html.escape(label)}</h4>"
-                f"<p>{html.escape(caption)}</p>{body}</div>")
+                f"{body}</div>")  # the picture, the table or the summary carries the caption
 
     def _repr_html_(self):
         panels = "".join(self._panel(label, view) for label, view in self.snapshots)
