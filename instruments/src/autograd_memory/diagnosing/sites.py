@@ -25,9 +25,10 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OPTIM_DIR = os.path.dirname(torch.optim.__file__) + os.sep
 _BACKWARD_CODES = {torch.autograd.backward.__code__, torch.autograd.grad.__code__}
 _USER, _INTERNAL, _BACKWARD, _OPTIMIZER = range(4)
-# id(code object) -> (one of the four above, the code object, kept so that its id stays its own): each code object
-# is classified once. Keyed by id: hashing a code object hashes its bytecode and constants, at every lookup.
+# id(code object) -> one of the four above: each code object is classified once. Keyed by id (hashing a code object
+# hashes its bytecode and constants, at every lookup); _classified keeps each code object alive, so its id stays its own.
 _code_kind = {}
+_classified = []
 
 
 def _classify(code):
@@ -39,21 +40,24 @@ def _classify(code):
     return _INTERNAL if filename.startswith((_TORCH_DIR, *LIBRARY_DIRS)) else _USER
 
 
-def _user_frame(frame, kinds=_code_kind, user=_USER, backward=_BACKWARD, optimizer=_OPTIMIZER):
+def _user_frame(frame, kinds=_code_kind, user=_USER, internal=_INTERNAL, backward=_BACKWARD):
     """The innermost learner's frame from ``frame`` outward, and the phase of the frames inside it.
-    (It runs for every new storage under ``find_leaks``: the defaults are fast local names.)"""
+    (It runs for every new storage under ``find_leaks``: the defaults are fast local names, torch's frames go first.)"""
     phase = ""
     while frame is not None:
-        known = kinds.get(id(frame.f_code))
-        if known is None:
+        kind = kinds.get(id(frame.f_code))
+        if kind is None:
             code = frame.f_code
-            known = kinds[id(code)] = (_classify(code), code)
-        kind = known[0]
+            _classified.append(code)
+            kind = kinds[id(code)] = _classify(code)
+        if kind == internal:
+            frame = frame.f_back
+            continue
         if kind == user:
             return frame, phase
         if kind == backward:
             phase = "backward"
-        elif kind == optimizer and not phase:
+        elif not phase:  # the optimizer's code
             phase = "optimizer"
         frame = frame.f_back
     return None, phase
