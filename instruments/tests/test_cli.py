@@ -6,6 +6,7 @@ One test runs the real command (``python -m autograd_memory`` in a new process);
 """
 import collections
 import json
+import os
 import subprocess
 import sys
 
@@ -54,7 +55,10 @@ Result = collections.namedtuple("Result", "returncode stdout stderr")
 def run(monkeypatch, capsys):
     """``run(folder, *args)``: ``python -m autograd_memory *args`` in ``folder``, as ``cli.main`` in this process;
     the scripts it loads leave ``sys.path`` and ``sys.modules`` as they were."""
+    folders = []
+
     def run(folder, *args):
+        folders.append(os.path.realpath(folder))
         monkeypatch.chdir(folder)
         monkeypatch.setattr(sys, "path", list(sys.path))
         capsys.readouterr()
@@ -63,8 +67,9 @@ def run(monkeypatch, capsys):
         return Result(code, printed.out, printed.err)
     before = set(sys.modules)
     yield run
-    for name in set(sys.modules) - before:  # the scripts, loaded as modules named for their files
-        del sys.modules[name]
+    for name in set(sys.modules) - before:  # the scripts, loaded as modules named for their files (not what torch
+        if os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/").startswith(tuple(folders)):  # imported:
+            del sys.modules[name]  # torch._dynamo's second import fails, its first registered torch.library names)
 
 
 @pytest.fixture
