@@ -45,7 +45,9 @@ class _SiteMeter(LiveTensors):
 
     def __init__(self):
         super().__init__()
-        self.sites = {}  # storage key -> ((code, line, phase, caller code, caller line), nbytes)
+        # storage key -> ((code, line, phase, caller code, caller line), nbytes): a record made at the storage's
+        # birth, so a reading tells a new storage from an old one that had the same id (ids are reused)
+        self.sites = {}
 
     def _on_new_storage(self, key, nbytes, device):
         self.sites[key] = (creation_site_and_caller(self._owner), nbytes)
@@ -303,8 +305,10 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
                 row.called_from = site[3:]
     kept = collections.defaultdict(collections.Counter)  # line -> holder key -> bytes of new storages
     newest = {}  # (line, holder key) -> path of the newest storage it keeps
-    for key, (site, nbytes) in last.alive.items():
-        if site[:2] in rows and first.alive.get(key, (None,))[0] != site:
+    for key, record in last.alive.items():
+        site, nbytes = record
+        # a new storage, not one alive before: ids are reused, the record (a tuple made at its birth) is not
+        if site[:2] in rows and first.alive.get(key) is not record:
             holder = last.found.holder_of_storage.get(key)
             if holder is not None:
                 kept[site[:2]][holder] += nbytes
