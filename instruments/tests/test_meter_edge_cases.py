@@ -122,6 +122,18 @@ def test_tracked_tensors_stay_inputs_and_data_made_inside_is_an_activation():
     del y, live
 
 
+
+def test_data_made_inside_that_got_the_id_of_a_storage_from_before_is_still_an_activation():
+    """CPython reuses ids: a storage made inside may get the id of one alive when the meter began that has
+    died since. It is still made inside (simulated: the record for its id at the start was another one)."""
+    w = torch.ones(100, requires_grad=True)
+    with LiveTensors() as live, GraphMemory() as graph:
+        made = torch.ones(100)
+        graph._born_before[id(made.untyped_storage())] = object()  # the record of the storage that died
+        y = (w * made).sum()
+    assert graph.by_kind == {"parameters": 0, "inputs": 0, "activations": 400}, graph.by_kind
+    del y, live
+
 # ---------------------------------------------------------------- 6, 7, 8. what the meters cannot see, as documented
 
 def test_peak_is_the_peak_of_live_tensors_and_says_so():

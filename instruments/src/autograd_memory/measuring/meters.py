@@ -579,7 +579,7 @@ class GraphMemory(_Meter):
         self._counting = [self]  # this meter and the GraphMemory meters it is nested in
         self._births = None  # a LiveTensors meter that knows which storages were made inside
         self._own_births = None  # ... entered by this meter when it is not nested in one
-        self._born_before = frozenset()
+        self._born_before = {}  # id(storage) -> its record in the outer LiveTensors when this meter began
 
     def _install(self):
         if internals.in_functorch_transform():
@@ -595,7 +595,7 @@ class GraphMemory(_Meter):
         mode = internals.current_dispatch_mode()
         if isinstance(mode, _CountNewStorages):
             self._births = mode.meter
-            self._born_before = frozenset(mode.meter._refs)
+            self._born_before = dict(mode.meter._refs)
         else:
             self._births = self._own_births = LiveTensors().__enter__()
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
@@ -635,7 +635,8 @@ class GraphMemory(_Meter):
         if base.requires_grad:
             return "inputs"
         births = self._births
-        if births is not None and key not in self._born_before and births._born_inside(key):
+        # an id alone is not a storage (ids are reused): born before means the same record as at the start
+        if births is not None and births._born_inside(key) and self._born_before.get(key) is not births._refs[key]:
             return "activations"
         return "inputs"
 
