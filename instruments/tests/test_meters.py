@@ -333,3 +333,28 @@ def test_bytes_are_also_split_by_device():
     del x
     assert live.by_device == {"cpu": 80}
     del y
+
+
+def test_process_rss_reads_what_psutil_reads_here_and_in_a_forked_child():
+    import os
+
+    import psutil
+
+    from autograd_memory.measuring.meters import process_rss
+
+    def close(reading, process):  # a page or two may change between the two readings
+        return abs(reading - process.memory_info().rss) < 1 << 20
+
+    assert close(process_rss(), psutil.Process())
+    if not hasattr(os, "fork"):
+        return
+    ballast = torch.ones(64 << 20, dtype=torch.uint8)  # the parent is 64 MB bigger than its child will be
+    ballast.fill_(1)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        del ballast
+        os.write(write, b"1" if close(process_rss(), psutil.Process()) else b"0")
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert os.read(read, 1) == b"1", "a forked child reads its own resident set, not its parent's"

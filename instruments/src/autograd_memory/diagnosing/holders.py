@@ -114,13 +114,26 @@ def roots_of(step, namespaces=()):
 
 
 def _searched(value):
-    """True for objects whose contents are searched; False for leaves and library machinery."""
+    """True for objects whose contents are searched; False for leaves and library machinery.
+    (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type.)"""
     kind = type(value)
-    if kind in (str, bytes, int, float, bool, complex, type(None), range, slice) or isinstance(value, type):
+    known = _searched_types.get(kind)
+    if known is None:
+        if len(_searched_types) > 10_000:  # classes a notebook redefines each run: do not keep them all
+            _searched_types.clear()
+        known = _searched_types[kind] = _searched_type(kind)
+    return known
+
+
+_searched_types = {}  # type -> _searched_type(type)
+
+
+def _searched_type(kind):
+    if kind in (str, bytes, int, float, bool, complex, type(None), range, slice) or issubclass(kind, type):
         return False
-    if isinstance(value, (types.ModuleType, types.FrameType, types.CodeType, types.BuiltinFunctionType)):
+    if issubclass(kind, (types.ModuleType, types.FrameType, types.CodeType, types.BuiltinFunctionType)):
         return False
-    if isinstance(value, (torch.nn.Module, torch.optim.Optimizer, torch.Tensor)):
+    if issubclass(kind, (torch.nn.Module, torch.optim.Optimizer, torch.Tensor)):
         return True
     module = getattr(kind, "__module__", "") or ""
     package = module.partition(".")[0]

@@ -723,20 +723,31 @@ class GraphMemory(_Meter):
 
 
 _process = None  # psutil's handle on this process (a new one per call costs twice the reading)
+_statm = (None, None)  # Linux: (pid, an open /proc/self/statm), re-read in place: no open and close per reading
 
 
 def process_rss():
-    """This process's resident set in bytes, as the OS reports it (psutil): what ``device_memory()["rss"]`` reads.
+    """This process's resident set in bytes, as the OS reports it: what ``device_memory()["rss"]`` reads
+    (psutil's ``memory_info().rss``; on Linux read straight from ``/proc/self/statm``, a few times faster
+    right after a training step).
 
     >>> process_rss() > 0
     True
     """
-    global _process
+    global _process, _statm
+    pid = os.getpid()  # a forked child reads its own
+    if sys.platform == "linux":
+        if _statm[0] != pid:
+            _statm = (pid, os.open("/proc/self/statm", os.O_RDONLY))
+        return int(os.pread(_statm[1], 128, 0).split()[1]) * _PAGE
     import psutil
 
-    if _process is None or _process.pid != os.getpid():  # a forked child reads its own
+    if _process is None or _process.pid != pid:
         _process = psutil.Process()
     return _process.memory_info().rss
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if sys.platform == "linux" else 0
 
 
 def device_memory(device=None):
