@@ -26,6 +26,7 @@ after every op.
 ``autograd_memory.timeline``.)
 """
 import html
+import itertools
 from dataclasses import dataclass, field
 
 import torch
@@ -41,6 +42,7 @@ __all__ = ["timeline", "Timeline", "KINDS"]
 
 KINDS = ("parameters", "gradients", "optimizer state", "saved for backward", "other")
 _profiler_markers = {}  # id(op) -> (True for the profiler's marker ops, the op)
+_op_names = {}  # id(op) -> (its name, the op): str() of an op is Python code, and every step runs the same ops
 
 
 class _OpRecorder(LiveTensors):
@@ -264,16 +266,10 @@ def _kinds(ops, params, optimizer):
 
 def _resolve(events, ops, total, kinds):
     """Replay the births and deaths op by op, adding each storage's bytes to its kind."""
-    by_kind = {kind: [] for kind in KINDS}
-    now = dict.fromkeys(KINDS, 0)
-    events = iter(events)
-    event = next(events, None)
-    for index in range(len(total)):
-        while event is not None and event[0] <= index:
-            now[kinds.get(event[1], "other")] += event[2]
-            event = next(events, None)
-        for kind in KINDS:
-            by_kind[kind].append(now[kind])
-    names = {}  # id(op) -> its name: str() of an op is Python code, and a step runs the same ops many times
-    labels = [names[id(op)] if id(op) in names else names.setdefault(id(op), str(op)) for op, _ in ops]
+    changes = {kind: [0] * len(total) for kind in KINDS}  # kind -> its change in bytes at each sample
+    for index, serial, nbytes in events:
+        if index < len(total):  # an event after the last sample shows in none
+            changes[kinds.get(serial, "other")][index] += nbytes
+    by_kind = {kind: list(itertools.accumulate(change)) for kind, change in changes.items()}
+    labels = [(_op_names.get(id(op)) or _op_names.setdefault(id(op), (str(op), op)))[0] for op, _ in ops]
     return Timeline(labels, [site for _, site in ops], total, by_kind)
