@@ -42,6 +42,8 @@ __all__ = ["timeline", "Timeline", "KINDS"]
 
 KINDS = ("parameters", "gradients", "optimizer state", "saved for backward", "other")
 _profiler_markers = {}  # id(op) -> (True for the profiler's marker ops, the op)
+_NO_SITE = {phase: (None, 0, phase) for phase in ("", "backward", "optimizer")}  # an op that set no new high
+_graph_task_id = internals.graph_task_id
 _op_names = {}  # id(op) -> (its name, the op): str() of an op is Python code, and every step runs the same ops
 
 
@@ -102,14 +104,16 @@ class _OpRecorder(LiveTensors):
             marker = _profiler_markers[id(func)] = (getattr(func, "namespace", "") == "profiler", func)
         if marker[0]:
             return
-        phase = "backward" if internals.in_backward() else "optimizer" if self._in_optimizer else ""
+        phase = "backward" if _graph_task_id() != -1 else "optimizer" if self._in_optimizer else ""
         with self._lock:
-            total = self.bytes
+            if self._stale or self._dead:  # self.bytes, inlined: this runs after every op
+                self._settle()
+            total = self._bytes
             if total > self._highest:
                 self._highest = total
                 site = creation_site(self._owner)[:2] + (phase,)
             else:
-                site = (None, 0, phase)
+                site = _NO_SITE[phase]
             self.ops.append((func, site))
             self.total.append(total)
 

@@ -21,7 +21,7 @@ __all__ = [
     "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "in_backward", "register_optimizer_step_hooks", "eval_frame_callback",
+    "saved_tensors_of", "in_backward", "graph_task_id", "register_optimizer_step_hooks", "eval_frame_callback",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -93,13 +93,17 @@ def _classify_op(func):
 def in_backward():
     """True while the autograd engine runs a backward pass on this thread (``backward()``, ``autograd.grad``).
 
-    Relies on: ``torch._C._current_graph_task_id()`` returning -1 outside a graph task. Guarded by:
+    Relies on: ``torch._C._current_graph_task_id()`` returning -1 outside a graph task (``graph_task_id``, for
+    callers that ask at every op). Guarded by:
     test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
 
     >>> in_backward()
     False
     """
-    return torch._C._current_graph_task_id() != -1
+    return graph_task_id() != -1
+
+
+graph_task_id = torch._C._current_graph_task_id
 
 
 def register_optimizer_step_hooks(before, after):
