@@ -156,13 +156,15 @@ def _key_text(key):
 
 def _children(value):
     """(edge text, child, edge kind) of an object's contents. Kinds: "attr", "item", "closure", "grad"."""
+    # containers name only the items that are searched: numbers and strings (a param group's lr, a list of
+    # floats) cost no edge text
     if isinstance(value, (list, collections.deque)):
         n = len(value)
-        return [(f"[{i - n}]", item, "item") for i, item in enumerate(list(value))]
+        return [(f"[{i - n}]", item, "item") for i, item in enumerate(list(value)) if _searched(item)]
     if isinstance(value, tuple):
-        return [(f"[{i}]", item, "item") for i, item in enumerate(value)]
+        return [(f"[{i}]", item, "item") for i, item in enumerate(value) if _searched(item)]
     if isinstance(value, dict):
-        return [(f"[{_key_text(key)}]", item, "item") for key, item in list(value.items())]
+        return [(f"[{_key_text(key)}]", item, "item") for key, item in list(value.items()) if _searched(item)]
     if isinstance(value, (set, frozenset)):
         return [(" (an element)", item, "item") for item in list(value)]
     if isinstance(value, types.FunctionType):
