@@ -255,7 +255,7 @@ def timeline(step, model=None, optimizer=None):
 
 def _tensors_of_kinds(params, optimizer):
     grads = [p.grad for p in params if p.grad is not None]
-    state = list(tensors_in(list(optimizer.state.values()))) if optimizer is not None else []
+    state = tensors_in(list(optimizer.state.values())) if optimizer is not None else []
     return params, grads, state
 
 

@@ -43,16 +43,24 @@ _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too s
 __all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "process_rss", "KINDS", "Saved", "tensors_in"]
 
 
-def tensors_in(value):
-    """The tensors in an op's arguments or outputs: a tensor, or lists/tuples/dicts of them."""
+def tensors_in(value, found=None):
+    """The tensors in an op's arguments or outputs, as a list: a tensor, or lists/tuples/dicts of them.
+    (A list filled in place, not nested generators: an optimizer's state is hundreds of values.)
+
+    >>> len(tensors_in({"step": torch.zeros(()), "history": [torch.ones(2), 1.0]}))
+    2
+    """
+    if found is None:
+        found = []
     if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from tensors_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from tensors_in(item)
+        found.append(value)
+    elif isinstance(value, (list, tuple, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
+            if isinstance(item, torch.Tensor):
+                found.append(item)
+            elif isinstance(item, (list, tuple, dict)):
+                tensors_in(item, found)
+    return found
 
 
 _OUT_OF_ORDER = ("meters must be exited in the reverse order they were entered (nest their `with` blocks); "
@@ -628,10 +636,10 @@ class GraphMemory(_Meter):
         """parameters: an ``nn.Parameter`` (or a view of one); activations: computed inside the graph,
         or made inside the meter; inputs: leaves that require grad, tensors that existed before (or were tracked)."""
         base = tensor._base if tensor._base is not None else tensor
+        if base.grad_fn is not None:  # first: the usual case, and a Parameter never has one (isinstance is Python)
+            return "activations"
         if isinstance(base, torch.nn.Parameter):
             return "parameters"
-        if base.grad_fn is not None:
-            return "activations"
         if base.requires_grad:
             return "inputs"
         births = self._births

@@ -133,6 +133,9 @@ _SPARSE_PARTS = {
 }
 
 
+_DENSE_TYPES = (torch.Tensor, torch.nn.Parameter)  # no __torch_dispatch__ of their own
+
+
 def storages_of(tensor):
     """The untyped storages that hold ``tensor``'s data: one for a dense tensor, the component
     storages of a sparse tensor (COO indices + values; CSR crow/col/values ...), the inner tensors'
@@ -148,8 +151,8 @@ def storages_of(tensor):
     >>> [s.nbytes() for s in storages_of(torch.sparse_coo_tensor(i, v, (2, 2)))]
     [32, 8]
     """
-    if type(tensor) is torch.Tensor and tensor.layout is torch.strided and not tensor.is_meta:
-        return [tensor.untyped_storage()]  # the usual case, first
+    if type(tensor) in _DENSE_TYPES and tensor.layout is torch.strided and not tensor.is_meta:
+        return [tensor.untyped_storage()]  # the usual cases (activations, a model's parameters), first
     parts = _SPARSE_PARTS.get(tensor.layout)
     if parts is not None:
         with dispatch_disabled():  # reading the parts is no new memory: no meter needs to see it
