@@ -3,7 +3,7 @@ parameters, gradients and Adam's state read what their shapes say."""
 import pytest
 import torch
 
-from autograd_memory import LiveTensors, Timeline, timeline
+from autograd_memory import GraphMemory, LiveTensors, Timeline, timeline
 from autograd_memory.diagnosing.memory_timeline import KINDS
 from autograd_memory.measuring.meters import tensors_in
 from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
@@ -131,3 +131,22 @@ def test_a_model_passed_as_the_optimizer_says_what_to_pass():
     with pytest.raises(TypeError, match=r"optimizer should be a torch.optim.Optimizer .*got Sequential; call "
                                         r"timeline\(train_step, model, optimizer\)"):
         timeline(step, model, model)
+
+
+def test_a_graph_memory_around_timeline_counts_what_the_step_saves_as_without_it():
+    model, optimizer, step = problem()
+    with GraphMemory() as alone:
+        step()
+    with GraphMemory() as around:
+        memory = timeline(step, model, optimizer)
+    assert around.peak == alone.peak > 0, (around.peak, alone.peak)
+    assert around.by_kind == alone.by_kind, "nothing saved is left, in either"
+    assert max(memory.by_kind["saved for backward"]) > 0
+    saved = [torch.ones(3, requires_grad=True)]
+
+    def modifies_what_it_saved():
+        y = saved[0].exp()
+        y.add_(1)  # exp saved its output: backward must refuse, as it does without the timeline
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        timeline(modifies_what_it_saved)

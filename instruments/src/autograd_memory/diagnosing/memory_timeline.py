@@ -33,7 +33,7 @@ import torch
 
 from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
-from ..measuring.meters import GraphMemory, LiveTensors, tensors_in
+from ..measuring.meters import GraphMemory, LiveTensors, Saved, tensors_in
 from ..seams import torch_internals as internals
 from .sites import creation_site, source_location, source_text
 from .steps import call_step, check_step
@@ -131,8 +131,21 @@ class _PackRecorder(GraphMemory):
         super().__init__()
         self._ops, self.packed = ops, set()
 
+    def _pack(self, tensor):
+        if len(self._counting) > 1:  # nested in the learner's GraphMemory: it counts as usual (_hold notes it)
+            return super()._pack(tensor)
+        storages = internals.storages_of(tensor)
+        if not storages:
+            return tensor
+        for storage in storages:
+            self._note(id(storage))
+        return Saved(tensor, "")  # for the in-place check at unpack; the bytes and kinds per slot are not read here
+
     def _hold(self, saved, key, nbytes, kind):
         super()._hold(saved, key, nbytes, kind)
+        self._note(key)
+
+    def _note(self, key):
         number = self._ops.serial.get(key)
         if number is not None:
             self.packed.add(number)
