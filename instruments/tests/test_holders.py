@@ -319,3 +319,28 @@ def test_a_list_in_a_module_of_the_learners_is_named_by_the_module(tmp_path, mon
         sys.modules.pop("logbook", None)
     assert report.top.holder == "logbook.history[-1]", report
     assert "logbook.history" in report.top.fix
+
+
+class SharedHistory:
+    """A list in the class body: every instance appends to the same one."""
+
+    history = []
+
+    def __init__(self):
+        self.model, self.optimizer, self.x, self.y = sgd_problem()
+
+    def step(self):
+        self.optimizer.zero_grad()
+        loss = nn.functional.mse_loss(self.model(self.x), self.y)
+        loss.backward()
+        self.optimizer.step()
+        self.history.append(loss)
+
+
+def test_a_list_in_the_class_body_is_named_as_the_instance_reaches_it():
+    trainer = SharedHistory()
+    try:
+        report = find_leaks(trainer.step)
+    finally:
+        SharedHistory.history.clear()
+    assert report.top.holder == "trainer.history[-1]", report

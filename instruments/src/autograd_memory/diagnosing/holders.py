@@ -42,6 +42,7 @@ _SKIPPED_PACKAGES = ("IPython", "ipykernel", "jupyter_client", "zmq", "tornado",
                      "psutil", "concurrent", "multiprocessing", "socket", "ssl", "io", "_io", "selectors",
                      "subprocess", "weakref", "_weakrefset", "inspect", "ast", "typing", "enum", "re", "sre")
 _SKIPPED_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
+_LIBRARY_PACKAGES = {"torch", "builtins", "abc", "typing", *_SKIPPED_PACKAGES}  # whose classes keep no learner's data
 
 
 @dataclass
@@ -227,6 +228,22 @@ def _attributes(value):
         for name in getattr(klass, "__slots__", ()):
             if name not in ("__dict__", "__weakref__") and hasattr(value, name):
                 children.append((f".{name}", getattr(value, name), "attr"))
+    return children + _class_data(value, namespace)
+
+
+_CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor)
+
+
+def _class_data(value, namespace):
+    """Lists, dicts, sets, deques and tensors kept on the learner's classes themselves (``history = []`` in the
+    class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own."""
+    own = namespace if isinstance(namespace, dict) else {}
+    children = []
+    for klass in type(value).__mro__:
+        if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] in _LIBRARY_PACKAGES:
+            continue
+        children += [(f".{name}", item, "attr") for name, item in list(vars(klass).items())
+                     if isinstance(item, _CLASS_DATA) and not name.startswith("__") and name not in own]
     return children
 
 
@@ -243,7 +260,7 @@ def _module_children(module):
             children += [(f".{name}[{key}]", hook, "item") for key, hook in item.items()]
         elif not name.startswith("_"):
             children.append((f".{name}", item, "attr"))
-    return children
+    return children + _class_data(module, module.__dict__)
 
 
 class _Search:
