@@ -2,7 +2,11 @@
 attribute, a dataclass), in an enclosing function's variable (closures handed to L-BFGS), a module
 global, a custom Function's ctx, optimizer state; tells optimizer state and one-off growth from
 leaks; and says so when its bounded search gives up."""
+import collections
+import functools
 import gc
+import importlib
+import sys
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -247,3 +251,96 @@ def test_a_new_tensor_that_got_the_id_of_a_dead_one_from_its_line_still_names_it
     chain = Chain()
     report = find_leaks(chain.step)
     assert report.top.holder == "chain.total", report
+
+
+def sgd_problem():
+    model, x, y = regression()
+    return model, torch.optim.SGD(model.parameters(), lr=0.01), x, y
+
+
+def test_a_grad_made_anew_every_step_by_the_same_line_is_not_the_holder_of_its_growth():
+    """The line also makes each parameter's .grad (zero_grad sets it to None): alive at the end and new, but one
+    replaces the other. The holder is what keeps the growth."""
+    model, optimizer, x, y = sgd_problem()
+    kept = []
+
+    def step():
+        optimizer.zero_grad(); loss = nn.functional.mse_loss(model(x), y); loss.backward(); optimizer.step(); kept.append(loss * 2)  # noqa: E702,E501
+    report = find_leaks(step)
+    assert report.top.holder == "kept[-1]", report
+
+
+def test_a_partial_of_the_step_is_its_function_and_shows_no_call_site_outside_it():
+    model, optimizer, x, y = sgd_problem()
+
+    def step(log, scale):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        log.append(loss * scale)
+    mine = []
+    report = find_leaks(functools.partial(step, mine, 2))
+    assert report.top.holder == "mine[-1]", report
+    assert report.top.called_from[0] is None and "called from" not in str(report.top), str(report.top)
+
+
+def test_a_deque_with_a_maxlen_that_fills_within_the_steps_is_bounded_not_a_leak():
+    model, optimizer, x, y = sgd_problem()
+    window = collections.deque(maxlen=3)
+
+    def step():
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        window.append(loss)  # its graph too: nodes stop growing with the bytes
+    report = find_leaks(step)
+    assert report.rows == [] and len(report.bounded) == 1, report
+    assert "stopped growing" in report.bounded[0].bounded
+    report.assert_flat()
+
+
+def test_a_list_in_a_module_of_the_learners_is_named_by_the_module(tmp_path, monkeypatch):
+    (tmp_path / "logbook.py").write_text("history = []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    logbook = importlib.import_module("logbook")
+    model, optimizer, x, y = sgd_problem()
+
+    def step():
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        logbook.history.append(loss)
+    try:
+        report = find_leaks(step)
+    finally:
+        sys.modules.pop("logbook", None)
+    assert report.top.holder == "logbook.history[-1]", report
+    assert "logbook.history" in report.top.fix
+
+
+class SharedHistory:
+    """A list in the class body: every instance appends to the same one."""
+
+    history = []
+
+    def __init__(self):
+        self.model, self.optimizer, self.x, self.y = sgd_problem()
+
+    def step(self):
+        self.optimizer.zero_grad()
+        loss = nn.functional.mse_loss(self.model(self.x), self.y)
+        loss.backward()
+        self.optimizer.step()
+        self.history.append(loss)
+
+
+def test_a_list_in_the_class_body_is_named_as_the_instance_reaches_it():
+    trainer = SharedHistory()
+    try:
+        report = find_leaks(trainer.step)
+    finally:
+        SharedHistory.history.clear()
+    assert report.top.holder == "trainer.history[-1]", report

@@ -150,3 +150,22 @@ def test_a_graph_memory_around_timeline_counts_what_the_step_saves_as_without_it
         y.sum().backward()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         timeline(modifies_what_it_saved)
+
+
+def test_an_lbfgs_closure_runs_forward_and_backward_not_optimizer():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 1)
+    optimizer = torch.optim.LBFGS(model.parameters(), max_iter=3)
+    x = torch.randn(16, 8)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = model(x).square().mean()
+        loss.backward()
+        return loss
+
+    for call in (lambda: optimizer.step(closure), lambda: optimizer.step(closure=closure)):
+        phases = timeline(call, model, optimizer).phases
+        assert phases.count("forward") > 4 and "backward" in phases and "optimizer" in phases, phases
+        first_backward = phases.index("backward")
+        assert "forward" in phases[1:first_backward], "the closure's forward runs before its backward"

@@ -22,12 +22,16 @@ when it stopped there. It keeps no reference to what it visited once it returns 
 """
 import collections
 import functools
+import os
+import site
+import sys
 import types
 from dataclasses import dataclass, field
 
 import torch
 
 from ..seams import torch_internals as internals
+from . import LIBRARY_DIRS
 
 __all__ = ["Root", "Holder", "Found", "search", "roots_of", "MAX_OBJECTS"]
 
@@ -38,6 +42,7 @@ _SKIPPED_PACKAGES = ("IPython", "ipykernel", "jupyter_client", "zmq", "tornado",
                      "psutil", "concurrent", "multiprocessing", "socket", "ssl", "io", "_io", "selectors",
                      "subprocess", "weakref", "_weakrefset", "inspect", "ast", "typing", "enum", "re", "sre")
 _SKIPPED_NAMES = {"In", "Out", "exit", "quit", "get_ipython"}
+_LIBRARY_PACKAGES = {"torch", "builtins", "abc", "typing", *_SKIPPED_PACKAGES}  # whose classes keep no learner's data
 
 
 @dataclass
@@ -115,8 +120,11 @@ def roots_of(step, namespaces=()):
 
 def _searched(value):
     """True for objects whose contents are searched; False for leaves and library machinery.
-    (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type.)"""
+    (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type;
+    a module is searched when it is the learner's own, see :func:`_learners_module`.)"""
     kind = type(value)
+    if kind is types.ModuleType:
+        return _learners_module(value)
     known = _searched_types.get(kind)
     if known is None:
         if len(_searched_types) > 10_000:  # classes a notebook redefines each run: do not keep them all
@@ -126,6 +134,26 @@ def _searched(value):
 
 
 _searched_types = {}  # type -> _searched_type(type)
+# Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
+_INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
+    sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
+    *getattr(site, "getsitepackages", list)(), getattr(site, "USER_SITE", None) or sys.prefix)})
+
+
+def _learners_module(module):
+    """True for a module of the learner's own (``metrics.py`` beside the notebook, keeping a history list): one
+    with a file outside the installed code and the instruments' ``LIBRARY_DIRS``. Its names are searched like
+    globals (``metrics.history``); torch, NumPy and the standard library are not.
+
+    >>> import os, types
+    >>> _learners_module(os), _learners_module(types.ModuleType("made_here"))
+    (False, False)
+    """
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return False
+    path = os.path.abspath(path)
+    return not path.startswith(_INSTALLED) and not path.startswith(tuple(LIBRARY_DIRS))
 
 
 def _searched_type(kind):
@@ -177,6 +205,9 @@ def _children(value):
                [(f".keywords[{k!r}]", item, "item") for k, item in value.keywords.items()]
     if isinstance(value, torch.nn.Module):
         return _module_children(value)
+    if isinstance(value, types.ModuleType):  # a learner's module: its names, as roots_of reads globals
+        return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
+                if not name.startswith("_") and _searched(item)]
     return _attributes(value)
 
 
@@ -197,6 +228,22 @@ def _attributes(value):
         for name in getattr(klass, "__slots__", ()):
             if name not in ("__dict__", "__weakref__") and hasattr(value, name):
                 children.append((f".{name}", getattr(value, name), "attr"))
+    return children + _class_data(value, namespace)
+
+
+_CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor)
+
+
+def _class_data(value, namespace):
+    """Lists, dicts, sets, deques and tensors kept on the learner's classes themselves (``history = []`` in the
+    class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own."""
+    own = namespace if isinstance(namespace, dict) else {}
+    children = []
+    for klass in type(value).__mro__:
+        if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] in _LIBRARY_PACKAGES:
+            continue
+        children += [(f".{name}", item, "attr") for name, item in list(vars(klass).items())
+                     if isinstance(item, _CLASS_DATA) and not name.startswith("__") and name not in own]
     return children
 
 
@@ -213,7 +260,7 @@ def _module_children(module):
             children += [(f".{name}[{key}]", hook, "item") for key, hook in item.items()]
         elif not name.startswith("_"):
             children.append((f".{name}", item, "attr"))
-    return children
+    return children + _class_data(module, module.__dict__)
 
 
 class _Search:

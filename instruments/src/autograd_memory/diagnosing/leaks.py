@@ -35,7 +35,7 @@ from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
 from .holders import MAX_OBJECTS, roots_of, search
 from .sites import creation_site_and_caller, source_location, source_text
-from .steps import call_step, check_step
+from .steps import call_step, check_step, step_function
 
 __all__ = ["find_leaks", "LeakReport", "LeakRow"]
 
@@ -277,8 +277,8 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
         if freeze:
             gc.unfreeze()
         del namespaces
-    function = getattr(step, "__func__", step)
-    return _report(first, middle, last, steps, warmup, rss, getattr(function, "__code__", None))
+    function = step_function(step)
+    return _report(first, middle, last, steps, warmup, rss, function.__code__ if function is not None else None)
 
 
 def _by_line(alive):
@@ -303,20 +303,25 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
             row.storages_made = made_by_line[site[:2]]
             if site[3] is not None and site[0] is not step_code:  # made in a helper, lambda or closure
                 row.called_from = site[3:]
-    kept = collections.defaultdict(collections.Counter)  # line -> holder key -> bytes of new storages
+    # What keeps a row is what keeps its growth: per holder, the bytes of the line's storages it keeps at the end
+    # less those it kept after the warm-up (a .grad replaced every step keeps as much as before: not the holder).
+    kept = collections.defaultdict(collections.Counter)  # line -> holder key -> bytes gained
     newest = {}  # (line, holder key) -> path of the newest storage it keeps
-    for key, record in last.alive.items():
-        site, nbytes = record
-        # a new storage, not one alive before: ids are reused, the record (a tuple made at its birth) is not
-        if site[:2] in rows and first.alive.get(key) is not record:
-            holder = last.found.holder_of_storage.get(key)
+    for sign, reading in ((1, last), (-1, first)):
+        for key, record in reading.alive.items():
+            site, nbytes = record
+            holder = reading.found.holder_of_storage.get(key) if site[:2] in rows else None
             if holder is not None:
-                kept[site[:2]][holder] += nbytes
-                newest[site[:2], holder] = last.found.storages[key]
+                kept[site[:2]][holder] += sign * nbytes
+                # a new storage, not one alive before: ids are reused, the record (a tuple made at its birth) is not
+                if sign > 0 and first.alive.get(key) is not record:
+                    newest[site[:2], holder] = reading.found.storages[key]
     for line, holders in kept.items():
-        row = rows[line]
-        row.kept_in = holders.most_common(1)[0][0]
-        row.holder, row.holder_note = newest[line, row.kept_in], last.found.holders[row.kept_in].note
+        gained = [(nbytes, holder) for holder, nbytes in holders.items() if nbytes > 0 and (line, holder) in newest]
+        if gained:
+            row = rows[line]
+            row.kept_in = max(gained, key=lambda pair: pair[0])[1]
+            row.holder, row.holder_note = newest[line, row.kept_in], last.found.holders[row.kept_in].note
     nodes_grown = 0
     for key, holder in last.found.holders.items():
         grown = holder.nodes - first.nodes.get(key, 0)
@@ -351,10 +356,10 @@ def _bounded(row, middle, last):
         return "optimizer state, bounded"
     if row.phases and set(row.phases) == {"optimizer"}:
         return "made inside optimizer.step: optimizer state, bounded"
-    if middle is not None and not isinstance(row.site, str) and row.bytes_per_step and not row.nodes_per_step:
+    if middle is not None and not isinstance(row.site, str) and row.bytes_per_step:
         now = sum(nbytes for site, nbytes in last.alive.values() if site[:2] == row.site)
         if now <= middle.get(row.site, 0):
-            return "stopped growing within the steps: a one-off, bounded"
+            return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
     return ""
 
 
@@ -363,7 +368,7 @@ def _fix(row, found):
     path = row.holder
     if row.bounded:
         return "nothing to fix: bounded by the optimizer's settings or done once" if "optimizer" in row.bounded \
-            else "nothing to fix: it stopped growing (allocated once, then reused)"
+            else "nothing to fix: it stopped growing (made once, or kept in a window of fixed size)"
     if not path:
         return ("look for where the tensors made on this line are kept (a list, an attribute, a hook, a cache): "
                 f"the search gave up after {found.visited} objects" if found.exhausted else

@@ -88,8 +88,22 @@ class _OpRecorder(LiveTensors):
         finally:
             super()._uninstall()
 
-    def _optimizer_step(self, *args):
+    def _optimizer_step(self, optimizer, args, kwargs):
         self._in_optimizer += 1
+        closure = kwargs.get("closure", args[1] if len(args) > 1 else None)  # args[0] is the optimizer
+        if not callable(closure):
+            return None
+        # L-BFGS and friends call the learner's closure inside step(): its forward and backward are not the optimizer's
+
+        def learners_closure():
+            self._in_optimizer -= 1
+            try:
+                return closure()
+            finally:
+                self._in_optimizer += 1
+        if "closure" in kwargs:
+            return args, {**kwargs, "closure": learners_closure}
+        return (args[0], learners_closure, *args[2:]), kwargs
 
     def _optimizer_done(self, *args):
         self._in_optimizer -= 1

@@ -9,9 +9,11 @@ Traceback (most recent call last):
     ...
 TypeError: find_leaks runs the step by calling it, but stepwise is a generator function: calling it returns a generator and runs none of its code. Pass a plain function that runs one step, e.g. find_leaks(train_step); to measure a generator's work, wrap it: lambda: next(steps)
 """
+import functools
 import inspect
+import types
 
-__all__ = ["check_step", "call_step"]
+__all__ = ["check_step", "call_step", "step_function"]
 
 
 def _kind(step):
@@ -47,3 +49,25 @@ def call_step(step, who):
                         "Call a plain function that runs one step (for a generator: lambda: next(steps); "
                         "for async code: lambda: asyncio.run(train_step()))")
     return result
+
+
+def step_function(step):
+    """The plain function whose code a call of ``step`` runs first: through bound methods, ``functools.partial``
+    and callable objects (their ``__call__``); None for anything else (a builtin, a C extension's callable).
+
+    >>> class Trainer:
+    ...     def __call__(self):
+    ...         pass
+    >>> step_function(functools.partial(Trainer())).__qualname__
+    'Trainer.__call__'
+    """
+    for _ in range(8):  # a partial of a bound method of a callable object ... (a cycle would loop)
+        if isinstance(step, types.FunctionType):
+            return step
+        if isinstance(step, functools.partial):
+            step = step.func
+        elif isinstance(step, types.MethodType):
+            step = step.__func__
+        else:
+            step = getattr(type(step), "__call__", None)
+    return None

@@ -111,8 +111,9 @@ def register_optimizer_step_hooks(before, after):
     handles (``.remove()`` them).
 
     Relies on: ``torch.optim.optimizer.register_optimizer_step_pre_hook`` and ``..._post_hook`` (global
-    hooks, called with ``(optimizer, args, kwargs)``). Guarded by:
-    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward.
+    hooks, called with ``(optimizer, args, kwargs)``; a pre-hook may return new ``(args, kwargs)``). Guarded by:
+    test_timeline.py::test_the_phases_come_in_order_and_saved_bytes_peak_before_backward and
+    ::test_an_lbfgs_closure_runs_forward_and_backward_not_optimizer.
     """
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
