@@ -124,7 +124,10 @@ def _searched(value):
     a module is searched when it is the learner's own, see :func:`_learners_module`.)"""
     kind = type(value)
     if kind is types.ModuleType:
-        return _learners_module(value)
+        known = _modules_searched.get(id(value))
+        if known is None:  # the module is kept with its answer, so its id stays its own
+            known = _modules_searched[id(value)] = (_learners_module(value), value)
+        return known[0]
     known = _searched_types.get(kind)
     if known is None:
         if len(_searched_types) > 10_000:  # classes a notebook redefines each run: do not keep them all
@@ -134,6 +137,7 @@ def _searched(value):
 
 
 _searched_types = {}  # type -> _searched_type(type)
+_modules_searched = {}  # id(module) -> (whether it is searched, the module)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
@@ -232,19 +236,26 @@ def _attributes(value):
 
 
 _CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor)
+_class_data_names = {}  # type -> ((class, name), ...) of the data its learner's classes keep in their bodies
 
 
 def _class_data(value, namespace):
     """Lists, dicts, sets, deques and tensors kept on the learner's classes themselves (``history = []`` in the
-    class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own."""
+    class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own.
+    (Which names those are is read once per type; their values are read each time.)"""
+    kind = type(value)
+    names = _class_data_names.get(kind)
+    if names is None:
+        if len(_class_data_names) > 10_000:
+            _class_data_names.clear()
+        names = _class_data_names[kind] = tuple(
+            (klass, name) for klass in kind.__mro__
+            if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] not in _LIBRARY_PACKAGES
+            for name, item in list(vars(klass).items()) if isinstance(item, _CLASS_DATA) and not name.startswith("__"))
+    if not names:
+        return []
     own = namespace if isinstance(namespace, dict) else {}
-    children = []
-    for klass in type(value).__mro__:
-        if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] in _LIBRARY_PACKAGES:
-            continue
-        children += [(f".{name}", item, "attr") for name, item in list(vars(klass).items())
-                     if isinstance(item, _CLASS_DATA) and not name.startswith("__") and name not in own]
-    return children
+    return [(f".{name}", vars(klass)[name], "attr") for klass, name in names if name not in own and name in vars(klass)]
 
 
 def _module_children(module):
