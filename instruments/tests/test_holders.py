@@ -8,6 +8,7 @@ import gc
 import importlib
 import sys
 import types
+import typing
 import weakref
 from dataclasses import dataclass, field
 
@@ -344,3 +345,128 @@ def test_a_list_in_the_class_body_is_named_as_the_instance_reaches_it():
     finally:
         SharedHistory.history.clear()
     assert report.top.holder == "trainer.history[-1]", report
+
+
+# ---------------------------------------------------------------- shapes an independent tester brought (each failed before)
+
+def leaking_step(keep):
+    """A step on the SGD regression whose loss ``keep(loss)`` stores somewhere."""
+    model, optimizer, x, y = sgd_problem()
+
+    def step():
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        keep(loss)
+    return step
+
+
+class HistorySGD(torch.optim.Optimizer):
+    """An optimizer of the learner's that keeps every gradient in its state, never trimmed."""
+
+    def __init__(self, params):
+        super().__init__(params, {"lr": 0.01})
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p].setdefault("history", []).append(p.grad.clone())
+                p.add_(p.grad, alpha=-group["lr"])
+
+
+def test_state_that_a_learners_optimizer_keeps_growing_is_a_leak_not_bounded():
+    model, _, x, y = sgd_problem()
+    optimizer = HistorySGD(model.parameters())
+
+    def step():
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+    report = find_leaks(step)
+    assert report.top is not None and not report.bounded, report
+    assert report.top.holder.startswith("optimizer.state[...]['history']"), report
+    assert "optimizer.state[...]['history'] gains entries" in report.top.fix and ".detach() keeps" in report.top.fix
+
+
+class Stash:
+    store = []
+
+
+def test_a_list_on_a_class_reached_by_its_name_is_named():
+    try:
+        report = find_leaks(leaking_step(Stash.store.append))
+    finally:
+        Stash.store.clear()
+    assert report.top.holder == "Stash.store[-1]", report
+
+
+def test_a_tensor_kept_as_a_dict_key_is_named_and_its_graph_counted():
+    seen = {}
+    report = find_leaks(leaking_step(lambda loss: seen.__setitem__(loss, 1)))
+    assert report.top.holder == "seen (a key)" and report.top.nodes_per_step > 0, report
+    assert report.top.fix.startswith("seen gains entries")
+
+
+def test_a_cache_a_paused_generator_fills_is_named_by_its_variable():
+    def batches(cache):
+        while True:
+            batch = torch.randn(4, 4)
+            cache.append(batch * 2)
+            yield batch
+    stream = batches([])
+    report = find_leaks(lambda: next(stream))
+    assert report.top.holder == "cache[-1]" and "generator batches()" in report.top.holder_note, report
+    stream.close()
+
+
+def test_a_leaf_that_only_a_kept_graph_keeps_is_named_through_that_graph():
+    """A PINN step makes its collocation points as a leaf each step; keeping du/dx keeps them and their .grad."""
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(1, 16), nn.Tanh(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(net.parameters(), lr=1e-3)
+    residuals = []
+
+    def step():
+        x = torch.rand(32, 1, requires_grad=True)
+        du = torch.autograd.grad(net(x).sum(), x, create_graph=True)[0]
+        loss = (du - x.cos()).square().mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        residuals.append(du)
+    report = find_leaks(step)
+    holders = {row.code.split("=")[0].strip(): row.holder for row in report.rows}
+    assert holders["x"] == "residuals[-1] (a leaf its graph keeps)", report
+    assert holders["loss.backward()"] == "residuals[-1] (the .grad of a leaf its graph keeps)", report
+
+
+def test_a_running_sum_in_a_dict_entry_chains_graphs_and_says_so():
+    metrics = {"loss": 0.0}
+    report = find_leaks(leaking_step(lambda loss: metrics.__setitem__("loss", metrics["loss"] + loss)))
+    assert report.top.holder == "metrics['loss']", report
+    assert report.top.fix.startswith("metrics['loss'] chains each step's graph"), report.top.fix
+
+
+class Context(typing.NamedTuple):
+    name: str
+    metrics: dict
+
+
+def test_a_named_tuple_is_read_by_its_field_names():
+    context = Context("run", collections.defaultdict(list))
+    report = find_leaks(leaking_step(lambda loss: context.metrics["loss"].append(loss)))
+    assert report.top.holder == "context.metrics['loss'][-1]", report
+    assert report.top.fix.startswith("context.metrics['loss'] gains entries"), report.top.fix
+
+
+def test_tensors_that_keep_no_graph_are_not_told_to_detach():
+    preds = []
+
+    def keep(loss):
+        with torch.no_grad():
+            preds.append(torch.ones(64) * loss)
+    report = find_leaks(leaking_step(keep))
+    assert report.top.holder == "preds[-1]" and report.top.nodes_per_step == 0, report
+    assert ".detach() keeps the same memory" in report.top.fix, report.top.fix

@@ -171,7 +171,7 @@ def test_the_report_reads_as_a_table():
     assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
     assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
                                       "      kept by kept[-1]", "      fix: kept gains entries every step: store a number (.item()) or "
-                                      ".detach() in it, or clear it each step"], text
+                                      "a smaller summary, or clear or trim it each step (.detach() keeps the same memory)"], text
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
         report.assert_flat()
@@ -304,6 +304,10 @@ def test_bad_arguments_say_what_to_pass():
         find_leaks(42)
     with pytest.raises(ValueError, match="steps >= 1"):
         find_leaks(lambda: None, steps=0)
+    with pytest.raises(ValueError, match="steps >= 1"):
+        find_leaks(lambda: None, steps=True)  # a bool is an int to Python, not a number of steps
+    with pytest.raises(TypeError, match=r"calls the step with no arguments, but it takes \(batch\).*lambda: train_step"):
+        find_leaks(lambda batch: None)
 
 
 def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():

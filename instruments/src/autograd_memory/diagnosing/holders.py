@@ -33,7 +33,7 @@ import torch
 from ..seams import torch_internals as internals
 from . import LIBRARY_DIRS
 
-__all__ = ["Root", "Holder", "Found", "search", "roots_of", "MAX_OBJECTS"]
+__all__ = ["Root", "Holder", "Found", "search", "roots_of", "frame_locals", "MAX_OBJECTS"]
 
 MAX_OBJECTS = 50_000
 # Objects of these libraries hold no training state the learner wrote: not searched.
@@ -74,7 +74,7 @@ class Found:
     storages: dict = field(default_factory=dict)
     holders: dict = field(default_factory=dict)
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
-    optimizer_states: set = field(default_factory=set)  # holder keys of optimizers' state: ``optimizer.state``
+    optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
     visited: int = 0
     exhausted: bool = False
 
@@ -118,15 +118,29 @@ def roots_of(step, namespaces=()):
     return roots
 
 
+def frame_locals(frame):
+    """A copy of a frame's local variables (the caller's, a paused generator's). Before Python 3.13, ``f_locals`` of a function's frame
+    is a snapshot dict the frame keeps: left filled, it would keep the caller's tensors alive after
+    the caller deletes them, so it is emptied (the frame refills it whenever it is asked again)."""
+    namespace = frame.f_locals
+    if namespace is frame.f_globals:
+        return namespace
+    copy = dict(namespace)
+    if type(namespace) is dict:
+        namespace.clear()
+    return copy
+
+
 def _searched(value):
     """True for objects whose contents are searched; False for leaves and library machinery.
     (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type;
     a module is searched when it is the learner's own, see :func:`_learners_module`.)"""
     kind = type(value)
-    if kind is types.ModuleType:
+    if kind is types.ModuleType or isinstance(value, type):  # a module or class: searched when it is the learner's
         known = _modules_searched.get(id(value))
-        if known is None:  # the module is kept with its answer, so its id stays its own
-            known = _modules_searched[id(value)] = (_learners_module(value), value)
+        if known is None:  # kept with its answer, so its id stays its own
+            learners = _learners_module(value) if kind is types.ModuleType else _learners_class(value)
+            known = _modules_searched[id(value)] = (learners, value)
         return known[0]
     known = _searched_types.get(kind)
     if known is None:
@@ -137,11 +151,17 @@ def _searched(value):
 
 
 _searched_types = {}  # type -> _searched_type(type)
-_modules_searched = {}  # id(module) -> (whether it is searched, the module)
+_modules_searched = {}  # id(module or class) -> (whether it is searched, the module or class)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
     *getattr(site, "getsitepackages", list)(), getattr(site, "USER_SITE", None) or sys.prefix)})
+
+
+def _learners_class(kind):
+    """True for a class the learner wrote (in a script, a notebook, or a module of theirs)."""
+    module = sys.modules.get(getattr(kind, "__module__", None))
+    return module is None or module.__name__ == "__main__" or _learners_module(module)
 
 
 def _learners_module(module):
@@ -174,8 +194,11 @@ def _searched_type(kind):
     return package not in _SKIPPED_PACKAGES and package != "builtins" or kind in _CONTAINERS
 
 
-_CONTAINERS = {list, tuple, dict, set, frozenset, collections.deque, collections.OrderedDict,
-               collections.defaultdict, types.FunctionType, types.MethodType, functools.partial, types.SimpleNamespace}
+_CONTAINERS = {list, tuple, dict, set, frozenset, collections.deque, collections.OrderedDict, collections.defaultdict,
+               types.FunctionType, types.MethodType, functools.partial, types.SimpleNamespace, types.GeneratorType}
+
+
+_KEY_LEAVES = {str, int, float, bool, bytes, tuple, type(None)}
 
 
 def _key_text(key):
@@ -194,9 +217,22 @@ def _children(value):
         n = len(value)
         return [(f"[{i - n}]", item, "item") for i, item in enumerate(list(value)) if _searched(item)]
     if isinstance(value, tuple):
+        fields = getattr(type(value), "_fields", None)  # a NamedTuple: by its field names (ctx.metrics)
+        if isinstance(fields, tuple) and len(fields) == len(value):
+            return [(f".{name}", item, "attr") for name, item in zip(fields, value) if _searched(item)]
         return [(f"[{i}]", item, "item") for i, item in enumerate(value) if _searched(item)]
     if isinstance(value, dict):
-        return [(f"[{_key_text(key)}]", item, "item") for key, item in list(value.items()) if _searched(item)]
+        items = list(value.items())
+        return [(f"[{_key_text(key)}]", item, "item") for key, item in items if _searched(item)] + \
+               [(" (a key)", key, "item") for key, _ in items if type(key) not in _KEY_LEAVES and _searched(key)]
+    if isinstance(value, type):  # a learner's class: the data in its body (K.store)
+        return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
+                if isinstance(item, _CLASS_DATA) and not name.startswith("__")]
+    if isinstance(value, types.GeneratorType):  # a paused generator's variables (a cache it fills)
+        frame = value.gi_frame
+        return [] if frame is None else [
+            (f" -> {name} (a variable of the generator {value.__name__}())", item, "closure")
+            for name, item in frame_locals(frame).items() if _searched(item)]
     if isinstance(value, (set, frozenset)):
         return [(" (an element)", item, "item") for item in list(value)]
     if isinstance(value, types.FunctionType):
@@ -305,8 +341,8 @@ class _Search:
             if isinstance(value, torch.autograd.graph.Node):
                 self.graph([value], path, key, note)
                 continue
-            if isinstance(value, torch.optim.Optimizer) and key == path:
-                found.optimizer_states.add(path + ".state")
+            if isinstance(value, torch.optim.Optimizer) and key == path and not _learners_class(type(value)):
+                found.optimizer_states.add(path + ".state")  # a library's optimizer: its settings bound its state
             try:
                 children = _children(value)
             except Exception:  # a property that raises, a container changing under us: not searched
@@ -314,9 +350,9 @@ class _Search:
             for edge, child, kind in children:
                 if id(child) in seen or not _searched(child):
                     continue
-                if kind == "closure":  # a new name: the holder is named from here on
-                    queue.append((path + edge, child, edge.split(" (")[0].removeprefix(" -> "), edge.partition(" (")[2][:-1],
-                                  through_grad))
+                if kind == "closure":  # a new name: the holder is named from here on, where it lives in the note
+                    name = edge.split(" (")[0].removeprefix(" -> ")
+                    queue.append((name, child, name, edge.partition(" (")[2][:-1], through_grad))
                 elif kind == "attr" and key == path:  # still a plain chain of names: the holder key grows
                     queue.append((path + edge, child, path + edge, note, through_grad))
                 else:
@@ -357,11 +393,16 @@ class _Search:
             seen.add(id(node))
             self.keep.append(node)
             holder.nodes += 1
-            for tensor in internals.saved_tensors_of(node) if self.saved else ():
-                for storage in internals.storages_of(tensor):
-                    if id(storage) not in found.storages:
-                        found.storages[id(storage)] = f"{path} (saved in its graph by {type(node).__name__})"
-                        found.holder_of_storage[id(storage)] = key
+            if self.saved:
+                kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
+                leaf = internals.accumulated_leaf(node)
+                if leaf is not None and not isinstance(leaf, torch.nn.Parameter):  # made each step, kept by the graph
+                    kept += [(leaf, "a leaf its graph keeps"), (leaf.grad, "the .grad of a leaf its graph keeps")]
+                for tensor, how in kept:
+                    for storage in internals.storages_of(tensor) if tensor is not None else ():
+                        if id(storage) not in found.storages:
+                            found.storages[id(storage)] = f"{path} ({how})"
+                            found.holder_of_storage[id(storage)] = key
             stack.extend(next_node for next_node, _ in node.next_functions)
         if stack:
             found.exhausted = True

@@ -33,7 +33,7 @@ from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
-from .holders import MAX_OBJECTS, roots_of, search
+from .holders import MAX_OBJECTS, frame_locals, roots_of, search
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
 
@@ -221,19 +221,6 @@ def _indent(row):
     return "\n".join("  " + line for line in str(row).splitlines())
 
 
-def _locals_of(frame):
-    """A copy of a frame's local variables. Before Python 3.13, ``f_locals`` of a function's frame
-    is a snapshot dict the frame keeps: left filled, it would keep the caller's tensors alive after
-    the caller deletes them, so it is emptied (the frame refills it whenever it is asked again)."""
-    namespace = frame.f_locals
-    if namespace is frame.f_globals:
-        return namespace
-    copy = dict(namespace)
-    if type(namespace) is dict:
-        namespace.clear()
-    return copy
-
-
 def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OBJECTS):
     """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
 
@@ -249,11 +236,11 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
     Nothing stays installed if ``step`` raises; no tensor is kept alive.
     """
     check_step(step, "find_leaks", "find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
-    if not (isinstance(steps, int) and steps >= 1 and isinstance(warmup, int) and warmup >= 0):
+    if not (type(steps) is int and steps >= 1 and type(warmup) is int and warmup >= 0):
         raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
                          f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
     caller = sys._getframe(1)
-    namespaces = [_locals_of(caller), caller.f_globals]
+    namespaces = [frame_locals(caller), caller.f_globals]
     del caller
     # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
     freeze = gc.get_freeze_count() == 0
@@ -352,7 +339,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
 
 def _bounded(row, middle, last):
     """Why a row is bounded growth and not a leak ("" for a leak)."""
-    if row.kept_in in last.found.optimizer_states:
+    if row.kept_in in last.found.optimizer_states:  # torch's own optimizers: their state is bounded by their settings
         return "optimizer state, bounded"
     if row.phases and set(row.phases) == {"optimizer"}:
         return "made inside optimizer.step: optimizer state, bounded"
@@ -374,19 +361,37 @@ def _fix(row, found):
                 f"the search gave up after {found.visited} objects" if found.exhausted else
                 "no name the step reaches keeps them: look for hooks or caches in other modules, or a graph kept "
                 "by retain_graph=True")
-    tensor = path.split(" (saved in its graph")[0]
-    if "(saved in its graph" in path:
-        return (f"{tensor} keeps its autograd graph, which saved these bytes: keep a number (.item()) or a .detach()-ed "
+    if path.endswith("graph keeps)") or " (saved in its graph by " in path:
+        tensor = path.split(" (")[0]
+        return (f"{tensor} keeps its autograd graph, which keeps these bytes: keep a number (.item()) or a .detach()-ed "
                 "tensor there instead")
     if ".grad" in path:
         return ("a .grad that carries a graph: call backward() without create_graph=True, or set .grad = None "
                 "after each step")
-    container = path.endswith("]") or " (an element)" in path
+    if row.nodes_per_step and not row.bytes_per_step:  # one tensor that carries a longer graph each step
+        return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
+    container = path.endswith("]") or path.endswith(" (a key)") or " (an element)" in path
     if container:
-        return f"{row.kept_in} gains entries every step: store a number (.item()) or .detach() in it, or clear it each step"
+        entries = _container(path)
+        if row.nodes_per_step:
+            return f"{entries} gains entries every step: store a number (.item()) or .detach() in it, or clear it each step"
+        return (f"{entries} gains entries every step: store a number (.item()) or a smaller summary, or clear or trim it "
+                "each step (.detach() keeps the same memory)")
     if row.nodes_per_step:
         return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
-    return f"{path} keeps them across steps: .detach() what you carry, or reset it each step"
+    return f"{path} keeps them across steps: reset it each step, or keep a number (.item()) instead"
+
+
+def _container(path):
+    """The container a row's entries go into: the path less its last element (an index, an element, a key).
+
+    >>> _container("metrics['loss'][-1]"), _container("evals[-1][1]"), _container("grads (an element)")
+    ("metrics['loss']", 'evals', 'grads')
+    """
+    path = path.removesuffix(" (an element)").removesuffix(" (a key)")
+    while path.endswith("]") and path[path.rindex("[") + 1:-1].lstrip("-").isdigit():
+        path = path[:path.rindex("[")]
+    return path
 
 
 @dataclass

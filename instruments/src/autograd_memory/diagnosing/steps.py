@@ -31,6 +31,15 @@ def check_step(step, who, example):
     if not callable(step):
         raise TypeError(f"{who} needs the training step as a function to call, got {type(step).__name__}; "
                         f"e.g. {example}")
+    try:
+        inspect.signature(step).bind()
+    except TypeError:
+        name = getattr(step, "__name__", "")
+        name = name if name.isidentifier() else "train_step"
+        raise TypeError(f"{who} calls the step with no arguments, but it takes {inspect.signature(step)}. "
+                        f"Wrap the call with its arguments, e.g. {who}(lambda: {name}(model, batch))") from None
+    except ValueError:  # no signature to read (a builtin): calling it will tell
+        pass
     kind = _kind(step)
     if kind is not None:
         name = getattr(step, "__name__", "the step")

@@ -21,7 +21,7 @@ __all__ = [
     "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "in_backward", "graph_task_id", "register_optimizer_step_hooks", "eval_frame_callback",
+    "saved_tensors_of", "accumulated_leaf", "in_backward", "graph_task_id", "register_optimizer_step_hooks", "eval_frame_callback",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -366,6 +366,20 @@ def is_copy_slices(node):
 
 
 _saved_names = {}  # node type -> the names of its raw saved slots
+
+
+def accumulated_leaf(node):
+    """The leaf tensor an ``AccumulateGrad`` node adds gradients into, or None for any other node: a kept graph
+    keeps its leaves alive (``x = torch.rand(..., requires_grad=True)`` made every step of a PINN).
+
+    Relies on: ``AccumulateGrad.variable``, the attribute torch's C++ node exposes to Python. Guarded by
+    test_holders.py::test_a_leaf_that_only_a_kept_graph_keeps_is_named_through_that_graph.
+
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> accumulated_leaf((x * 2).grad_fn.next_functions[0][0]) is x
+    True
+    """
+    return getattr(node, "variable", None) if type(node).__name__ == "AccumulateGrad" else None
 
 
 def saved_tensors_of(node):
