@@ -259,6 +259,19 @@ def sgd_problem():
     return model, torch.optim.SGD(model.parameters(), lr=0.01), x, y
 
 
+def leaking_step(keep):
+    """A step on the SGD regression whose loss ``keep(loss)`` stores somewhere."""
+    model, optimizer, x, y = sgd_problem()
+
+    def step():
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        keep(loss)
+    return step
+
+
 def test_a_grad_made_anew_every_step_by_the_same_line_is_not_the_holder_of_its_growth():
     """The line also makes each parameter's .grad (zero_grad sets it to None): alive at the end and new, but one
     replaces the other. The holder is what keeps the growth."""
@@ -306,16 +319,8 @@ def test_a_list_in_a_module_of_the_learners_is_named_by_the_module(tmp_path, mon
     (tmp_path / "logbook.py").write_text("history = []\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     logbook = importlib.import_module("logbook")
-    model, optimizer, x, y = sgd_problem()
-
-    def step():
-        optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        optimizer.step()
-        logbook.history.append(loss)
     try:
-        report = find_leaks(step)
+        report = find_leaks(leaking_step(logbook.history.append))
     finally:
         sys.modules.pop("logbook", None)
     assert report.top.holder == "logbook.history[-1]", report
@@ -348,19 +353,6 @@ def test_a_list_in_the_class_body_is_named_as_the_instance_reaches_it():
 
 
 # ---------------------------------------------------------------- shapes an independent tester brought (each failed before)
-
-def leaking_step(keep):
-    """A step on the SGD regression whose loss ``keep(loss)`` stores somewhere."""
-    model, optimizer, x, y = sgd_problem()
-
-    def step():
-        optimizer.zero_grad()
-        loss = nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        optimizer.step()
-        keep(loss)
-    return step
-
 
 class HistorySGD(torch.optim.Optimizer):
     """An optimizer of the learner's that keeps every gradient in its state, never trimmed."""
