@@ -133,23 +133,24 @@ def frame_locals(frame):
 
 def _searched(value):
     """True for objects whose contents are searched; False for leaves and library machinery.
-    (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type;
-    a module is searched when it is the learner's own, see :func:`_learners_module`.)"""
+    (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type; a module
+    or a class is searched when it is the learner's own, asked once per module or class.)"""
     kind = type(value)
-    if kind is types.ModuleType or isinstance(value, type):  # a module or class: searched when it is the learner's
-        known = _modules_searched.get(id(value))
-        if known is None:  # kept with its answer, so its id stays its own
-            learners = _learners_module(value) if kind is types.ModuleType else _learners_class(value)
-            known = _modules_searched[id(value)] = (learners, value)
-        return known[0]
     known = _searched_types.get(kind)
     if known is None:
         if len(_searched_types) > 10_000:  # classes a notebook redefines each run: do not keep them all
             _searched_types.clear()
         known = _searched_types[kind] = _searched_type(kind)
+    if known is _PER_OBJECT:
+        answer = _modules_searched.get(id(value))
+        if answer is None:  # kept with its answer, so its id stays its own
+            learners = _learners_module(value) if kind is types.ModuleType else _learners_class(value)
+            answer = _modules_searched[id(value)] = (learners, value)
+        return answer[0]
     return known
 
 
+_PER_OBJECT = "per object"  # modules and classes: whether they are the learner's
 _searched_types = {}  # type -> _searched_type(type)
 _modules_searched = {}  # id(module or class) -> (whether it is searched, the module or class)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
@@ -181,7 +182,9 @@ def _learners_module(module):
 
 
 def _searched_type(kind):
-    if kind in (str, bytes, int, float, bool, complex, type(None), range, slice) or issubclass(kind, type):
+    if kind is types.ModuleType or issubclass(kind, type):
+        return _PER_OBJECT
+    if kind in (str, bytes, int, float, bool, complex, type(None), range, slice):
         return False
     if issubclass(kind, (types.ModuleType, types.FrameType, types.CodeType, types.BuiltinFunctionType)):
         return False
@@ -222,9 +225,13 @@ def _children(value):
             return [(f".{name}", item, "attr") for name, item in zip(fields, value) if _searched(item)]
         return [(f"[{i}]", item, "item") for i, item in enumerate(value) if _searched(item)]
     if isinstance(value, dict):
-        items = list(value.items())
-        return [(f"[{_key_text(key)}]", item, "item") for key, item in items if _searched(item)] + \
-               [(" (a key)", key, "item") for key, _ in items if type(key) not in _KEY_LEAVES and _searched(key)]
+        children = []
+        for key, item in list(value.items()):
+            if _searched(item):
+                children.append((f"[{_key_text(key)}]", item, "item"))
+            if type(key) not in _KEY_LEAVES and _searched(key):
+                children.append((" (a key)", key, "item"))
+        return children
     if isinstance(value, type):  # a learner's class: the data in its body (K.store)
         return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
                 if isinstance(item, _CLASS_DATA) and not name.startswith("__")]
