@@ -43,14 +43,15 @@ __all__ = ["find_leaks", "LeakReport", "LeakRow"]
 class _SiteMeter(LiveTensors):
     """LiveTensors that remembers where each live storage was created (and the line that called there)."""
 
-    def __init__(self):
+    def __init__(self, step_code=None):
         super().__init__()
+        self.step_code = step_code  # the step's own body: a site there needs no call site (one frame walk less)
         # storage key -> ((code, line, phase, caller code, caller line), nbytes): a record made at the storage's
         # birth, so a reading tells a new storage from an old one that had the same id (ids are reused)
         self.sites = {}
 
     def _on_new_storage(self, key, nbytes, device):
-        self.sites[key] = (creation_site_and_caller(self._owner), nbytes)
+        self.sites[key] = (creation_site_and_caller(self._owner, self.step_code), nbytes)
 
     def _on_free_storage(self, key, nbytes, device):
         self.sites.pop(key, None)
@@ -239,6 +240,8 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
     if not (type(steps) is int and steps >= 1 and type(warmup) is int and warmup >= 0):
         raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
                          f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
+    function = step_function(step)
+    step_code = function.__code__ if function is not None else None  # its own lines need no call site
     caller = sys._getframe(1)
     namespaces = [frame_locals(caller), caller.f_globals]
     del caller
@@ -247,7 +250,7 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
     if freeze:
         gc.freeze()
     try:
-        with _SiteMeter() as meter:
+        with _SiteMeter(step_code) as meter:
             for _ in range(warmup):
                 call_step(step, "find_leaks")
             first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
@@ -264,8 +267,7 @@ def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OB
         if freeze:
             gc.unfreeze()
         del namespaces
-    function = step_function(step)
-    return _report(first, middle, last, steps, warmup, rss, function.__code__ if function is not None else None)
+    return _report(first, middle, last, steps, warmup, rss, step_code)
 
 
 def _by_line(alive):

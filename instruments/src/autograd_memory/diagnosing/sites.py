@@ -81,10 +81,10 @@ def creation_site(owner_thread):
     return (None, 0, phase) if frame is None else (frame.f_code, frame.f_lineno, phase)
 
 
-def creation_site_and_caller(owner_thread):
+def creation_site_and_caller(owner_thread, step_code=None):
     """``(code, line, phase, caller_code, caller_line)``: :func:`creation_site`, and the next learner's
     frame out from it (the line that called the helper, lambda or closure that made the tensor; ``None,
-    0`` when there is none).
+    0`` when there is none, or when the site is in ``step_code``, the step's own body: no helper to name).
 
     >>> len(creation_site_and_caller(threading.get_ident()))
     5
@@ -92,8 +92,13 @@ def creation_site_and_caller(owner_thread):
     frame, phase = _user_frame(_frame_of(owner_thread))
     if frame is None:
         return None, 0, phase, None, 0
+    code = frame.f_code
+    if code is step_code:
+        return code, frame.f_lineno, phase, None, 0
     caller, _ = _user_frame(frame.f_back)
-    return (frame.f_code, frame.f_lineno, phase) + ((None, 0) if caller is None else (caller.f_code, caller.f_lineno))
+    if caller is None:
+        return code, frame.f_lineno, phase, None, 0
+    return code, frame.f_lineno, phase, caller.f_code, caller.f_lineno
 
 
 def source_location(code, line):
