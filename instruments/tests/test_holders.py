@@ -462,3 +462,17 @@ def test_tensors_that_keep_no_graph_are_not_told_to_detach():
     report = find_leaks(leaking_step(keep))
     assert report.top.holder == "preds[-1]" and report.top.nodes_per_step == 0, report
     assert ".detach() keeps the same memory" in report.top.fix, report.top.fix
+
+
+def test_a_class_the_search_met_can_die_with_what_its_body_keeps():
+    """The search remembers per class whether to search it; a notebook that redefines the class must still free
+    the old one, and the tensors its body kept."""
+    class Keeper:
+        store = [torch.ones(10)]
+    keeper = Keeper()
+    found = search([Root("keeper", keeper), Root("Keeper", Keeper)])
+    assert found.holders["keeper.store"].path == "keeper.store[-1]"
+    kept = weakref.ref(Keeper.store[0])
+    del keeper, Keeper, found
+    gc.collect()
+    assert kept() is None, "a cache of the search kept the class alive"

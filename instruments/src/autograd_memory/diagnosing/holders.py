@@ -26,6 +26,7 @@ import os
 import site
 import sys
 import types
+import weakref
 from dataclasses import dataclass, field
 
 import torch
@@ -136,23 +137,30 @@ def _searched(value):
     (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type; a module
     or a class is searched when it is the learner's own, asked once per module or class.)"""
     kind = type(value)
-    known = _searched_types.get(kind)
-    if known is None:
-        if len(_searched_types) > 10_000:  # classes a notebook redefines each run: do not keep them all
-            _searched_types.clear()
-        known = _searched_types[kind] = _searched_type(kind)
-    if known is _PER_OBJECT:
+    known = _searched_types.get(id(kind))
+    if known is None or known[1]() is not kind:
+        known = _remember(_searched_types, kind, _searched_type(kind))
+    if known[0] is _PER_OBJECT:
         answer = _modules_searched.get(id(value))
-        if answer is None:  # kept with its answer, so its id stays its own
+        if answer is None or answer[1]() is not value:
             learners = _learners_module(value) if kind is types.ModuleType else _learners_class(value)
-            answer = _modules_searched[id(value)] = (learners, value)
+            answer = _remember(_modules_searched, value, learners)
         return answer[0]
-    return known
+    return known[0]
+
+
+def _remember(cache, key, answer):
+    """``cache[id(key)] = (answer, a weak reference to key)``: a class a notebook redefines can die (and with it what
+    its body keeps) while its answer is cached; a dead one's id is not taken for a new one's."""
+    if len(cache) > 10_000:
+        cache.clear()
+    entry = cache[id(key)] = (answer, weakref.ref(key))
+    return entry
 
 
 _PER_OBJECT = "per object"  # modules and classes: whether they are the learner's
-_searched_types = {}  # type -> _searched_type(type)
-_modules_searched = {}  # id(module or class) -> (whether it is searched, the module or class)
+_searched_types = {}  # id(type) -> (_searched_type(type), a weak reference to the type)
+_modules_searched = {}  # id(module or class) -> (whether it is searched, a weak reference to it)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
@@ -279,7 +287,7 @@ def _attributes(value):
 
 
 _CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor)
-_class_data_names = {}  # type -> ((class, name), ...) of the data its learner's classes keep in their bodies
+_class_data_names = {}  # id(type) -> (((depth in its MRO, name), ...) of data in its learner's class bodies, weakref)
 
 
 def _class_data(value, namespace):
@@ -287,18 +295,18 @@ def _class_data(value, namespace):
     class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own.
     (Which names those are is read once per type; their values are read each time.)"""
     kind = type(value)
-    names = _class_data_names.get(kind)
-    if names is None:
-        if len(_class_data_names) > 10_000:
-            _class_data_names.clear()
-        names = _class_data_names[kind] = tuple(
-            (klass, name) for klass in kind.__mro__
+    names = _class_data_names.get(id(kind))
+    if names is None or names[1]() is not kind:
+        names = _remember(_class_data_names, kind, tuple(
+            (depth, name) for depth, klass in enumerate(kind.__mro__)
             if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] not in _LIBRARY_PACKAGES
-            for name, item in list(vars(klass).items()) if isinstance(item, _CLASS_DATA) and not name.startswith("__"))
-    if not names:
+            for name, item in list(vars(klass).items()) if isinstance(item, _CLASS_DATA) and not name.startswith("__")))
+    if not names[0]:
         return []
     own = namespace if isinstance(namespace, dict) else {}
-    return [(f".{name}", vars(klass)[name], "attr") for klass, name in names if name not in own and name in vars(klass)]
+    mro = kind.__mro__
+    return [(f".{name}", vars(mro[depth])[name], "attr") for depth, name in names[0]
+            if name not in own and name in vars(mro[depth])]
 
 
 def _module_children(module):
