@@ -137,16 +137,24 @@ def _searched(value):
     (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type; a module
     or a class is searched when it is the learner's own, asked once per module or class.)"""
     kind = type(value)
-    known = _searched_types.get(id(kind))
-    if known is None or known[1]() is not kind:
-        known = _remember(_searched_types, kind, _searched_type(kind))
-    if known[0] is _PER_OBJECT:
+    known = _library_types.get(kind)  # installed code's types never die: held, one dict lookup
+    if known is None:
+        entry = _learners_types.get(id(kind))
+        if entry is not None and entry[1]() is kind:
+            known = entry[0]
+        else:
+            known = _searched_type(kind)
+            if _learners_class(kind):
+                _remember(_learners_types, kind, known)
+            elif len(_library_types) < 10_000:
+                _library_types[kind] = known
+    if known is _PER_OBJECT:
         answer = _modules_searched.get(id(value))
         if answer is None or answer[1]() is not value:
             learners = _learners_module(value) if kind is types.ModuleType else _learners_class(value)
             answer = _remember(_modules_searched, value, learners)
         return answer[0]
-    return known[0]
+    return known
 
 
 def _remember(cache, key, answer):
@@ -159,7 +167,8 @@ def _remember(cache, key, answer):
 
 
 _PER_OBJECT = "per object"  # modules and classes: whether they are the learner's
-_searched_types = {}  # id(type) -> (_searched_type(type), a weak reference to the type)
+_library_types = {}  # type -> _searched_type(type), for types of installed code
+_learners_types = {}  # id(type) -> (_searched_type(type), a weak reference to it), for the learner's own classes
 _modules_searched = {}  # id(module or class) -> (whether it is searched, a weak reference to it)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
