@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 import handouts
-import instructor_guide as guide
+import reading_model as guide
 import lecture_edition
 import my_notebooks
 

@@ -1,7 +1,7 @@
 """The lecturer's sheets (tools/lecturer_sheets.py) are current, and say what the notebooks say."""
 import nbformat
 
-import instructor_guide
+import reading_model as instructor_guide
 import lecturer_sheets
 
 

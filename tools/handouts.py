@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from editions import learner_edition  # noqa: E402
 from executed import ROOT, execute  # noqa: E402
-from instructor_guide import lecture_path, live_notebooks  # noqa: E402
+from reading_model import lecture_path, live_notebooks  # noqa: E402
 from lecture_edition import lecture_edition  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 

@@ -26,7 +26,7 @@ import re
 
 import nbformat
 
-import instructor_guide as guide
+import reading_model as guide
 from project import ROOT
 
 TIMING = re.compile(r"\*\*In class: \d+ min\*\* \(lecture path, from minute \d+ of \d+\)\. ?")

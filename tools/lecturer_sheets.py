@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import instructor_guide as guide  # noqa: E402
+import reading_model as guide  # noqa: E402
 
 ROOT = guide.ROOT
 CHEAT_MD, CHEAT_HTML, WORKSHEET = "docs/cheat_sheet.md", "docs/cheat_sheet.html", "docs/lab_worksheet.md"

@@ -20,7 +20,7 @@ import pathlib
 import sys
 
 from editions import learner_text
-from instructor_guide import live_notebooks
+from reading_model import live_notebooks
 from lecture_edition import lecture_text
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

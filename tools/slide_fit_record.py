@@ -18,7 +18,7 @@ import hashlib
 import json
 import pathlib
 
-import instructor_guide
+import reading_model as instructor_guide
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RECORD = "data/slide_fit.json"

@@ -267,7 +267,7 @@ def record(port):
     import tempfile
 
     import executed
-    import instructor_guide
+    import reading_model as instructor_guide
 
     from course_utils import lecture
 

@@ -754,13 +754,13 @@ def main(argv=None):
         return 0
     files = stale(write=args.write)
     if args.write:
-        print("[instructor_guide] updated: " + (", ".join(files) if files else "nothing, all current"))
+        print("[reading_model] updated: " + (", ".join(files) if files else "nothing, all current"))
         learner = editions.stale(write=True)  # the learner's edition follows the notebooks it was made from
-        print("[instructor_guide] learner/ updated: " + (", ".join(learner) if learner else "nothing, all current"))
+        print("[reading_model] learner/ updated: " + (", ".join(learner) if learner else "nothing, all current"))
         return 0
     if files:
         print("".join(files.values()))
-        print("[instructor_guide] out of date (run `python tools/instructor_guide.py --write`): " + ", ".join(files))
+        print("[reading_model] out of date (run `python tools/instructor_guide.py --write`): " + ", ".join(files))
         return 1
     return 0
 

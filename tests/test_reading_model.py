@@ -15,7 +15,7 @@ import shutil
 import nbformat
 import pytest
 
-import instructor_guide as guide
+import reading_model as guide
 
 CITATION = re.compile(r"\b(\d\d) «([^»]+)»")
 MODES = {"live", "skip", "homework"}
