@@ -6,7 +6,7 @@
 The course promises each notebook runs in under 60 s on 2 CPU cores with at most 2 GB peak
 RSS. Timing belongs here, not in the tests: this script prints the figures and marks any over budget.
 ``--json`` writes what it measured (seconds and peak RSS per notebook, the date, the machine's cores and load,
-torch's version, the command) for the instructor guide (``tools/instructor_guide.py``) to read.
+torch's version, the command) for the instructor guide (``tools/reading_model.py``) to read.
 """
 import argparse
 import datetime

@@ -1,11 +1,9 @@
-"""Learner times and the instructor guide's generated parts, from one transparent reading model.
+"""Learner times from one transparent reading model: each notebook's and each section's minutes.
 
-    python tools/instructor_guide.py               print each notebook's estimate, part by part, and the calibration
-    python tools/instructor_guide.py --check       say what is out of date, as a diff; exit 1 if anything is
-    python tools/instructor_guide.py --write       rewrite every notebook's "**Time:** about N minutes (by section: ...)."
-                                                   line, 00's and 05's fast-path cell, the generated blocks of
-                                                   docs/instructors.md, then learner/ (tools/editions.py --write)
-    python tools/instructor_guide.py --calibrate   re-derive data/instructor_calibration.json from git history
+    python -m tools.reading_model               print each notebook's estimate, part by part, and the calibration
+    python -m tools.reading_model --calibrate   re-derive data/instructor_calibration.json from git history
+
+The Time lines it writes into the notebooks' title cells are a target of `python -m tools build`.
 
 **The reading model.** Nobody timed today's notebooks, so the times are estimated from what a notebook asks of a
 careful learner, with every rate stated here:
@@ -33,17 +31,16 @@ careful learner, with every rate stated here:
   docstrings): plan it, write it, run the checker, read its verdict, fix. 07's one-line fixes stay short this way.
 - An explorer panel, 3 min: a handful of settings, each re-measured in under a second (benchmarks/explorers.py).
 
-**Calibrated** against the only real timings there are: issue 11's reviewer timed careful read-throughs of notebook
-01 at 65-75 min and of 05 at 100-120 min as they were when that issue was filed (commit 132a941; 05 was later split
-into 05 and 06), and issue 25's reviewer read today's 05 (commit d9183a3), speaker notes included (1,427 words of
-them), in 95-110 min. Their features are in data/instructor_calibration.json; the rates above put all three inside
+**Calibrated** against the only real timings there are: a reviewer timed careful read-throughs of notebook
+01 at 65-75 min and of 05 at 100-120 min at commit 132a941 (05 was later split into 05 and 06), and another read
+05 at commit d9183a3, speaker notes included (1,427 words of them), in 95-110 min. Their features are in data/instructor_calibration.json; the rates above put all three inside
 their ranges (the tool with no option prints by how much). At 100 words a minute the third fell 3 min short (92.1),
 so prose went to 90. Three timings cannot pin down six rates: the rates come from the reasoning above, and the
 calibration shows they agree with the reviewers.
 
 **Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
 functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists
-them, and the PINN fast path (:data:`FAST_PATH`) adds up the sections it takes.
+them, and the PINN fast path (tools/fast_path.py) adds up the sections it takes.
 
 >>> estimate = Estimate(Features(prose_words=1000, code_lines=120, predictions=3, exercises=1, solution_lines=4,
 ...                              explorers=1), run_seconds=30)
@@ -53,18 +50,14 @@ them, and the PINN fast path (:data:`FAST_PATH`) adds up the sections it takes.
 import argparse
 import ast
 import dataclasses
-import difflib
 import json
-import math
-import pathlib
 import re
 import subprocess
 import sys
 
 import nbformat
 
-import editions
-from project import ROOT, pinned_torch, torch_requirement
+from tools.course import ROOT, notebook_text, read
 
 PROSE_WORDS_PER_MINUTE = 90
 SECONDS_PER_CODE_LINE = 5
@@ -74,7 +67,6 @@ MINUTES_PER_SOLUTION_LINE = 1
 MINUTES_PER_EXPLORER = 3
 ROUND_TO = 5
 
-GUIDE = "docs/instructors.md"
 RUN_TIMES = "data/notebooks_cpu.json"
 CALIBRATION = "data/instructor_calibration.json"
 NOTES_MARK = "**Speaker notes.**"
@@ -82,30 +74,12 @@ SETUP_MARK = "# Setup for Google Colab"
 TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes(?: \(by section: [^)\n]*\))?\.")
 PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
-PATH_TABLE = re.compile(r"<!-- lecture-path:.*?-->\n(.*?)<!-- /lecture-path -->", re.S)  # the guide's 90-minute path
 CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
-FAST_PATH_MARK = "<!-- fast-path: written by tools/instructor_guide.py --write -->"
-FAST_PATH_LIMIT = 30  # minutes: the issue's bound for the route
-# The PINN fast path for a learner who came for a PINN that runs out of memory: (notebook, heading it starts at, what
-# it gives), in order. Each stop runs to the next heading of its level or above; the minutes are the reading model's.
-FAST_PATH = [
-    ("05_laplacian_pinn", "Myth vs measured", "Part 1's verdicts on the posted advice, in one table"),
-    ("05_laplacian_pinn", "Myth 2", "the two \"fixes\" that break training"),
-    ("05_laplacian_pinn", "Myth 3", None),
-    ("05_laplacian_pinn", "Part 2", "one loop in four versions, each keeping one thing across steps, then the flat fix"),
-    ("07_find_the_leak", "5 · Bring your own code", "`find_leaks` on your own training step"),
-]
-# What the fast path assumes, to read first if it is new: (notebook, heading).
-FAST_PATH_ASSUMES = [("01_graph_lifecycle", "3 · `backward()` frees what the graph saved"),
-                     ("01_graph_lifecycle", "4 · The graph lives as long as something refers to its output"),
-                     ("01_graph_lifecycle", "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
-                     ("02_no_grad_vs_detach", "2 · `tensor.detach()`: cut one tensor out")]
-FAST_PATH_NOTEBOOKS = ("00_start_here", "05_laplacian_pinn")  # where the route is marked, below the title
+FAST_PATH_MARK = "<!-- fast-path: written by `make generate` -->"  # its cell is a route, not content
 
 # The timed read-throughs: {label: (notebook, commit it was read at, the reviewer's minutes, its run time in seconds,
-# speaker notes read)}. Issue 11's reviewer read the versions of the commit round 2 started from (run times by
-# benchmarks/notebooks.py at that commit, the machine alone: closing note of stop 9, `issues stops`); issue 25's
-# reviewer read 05 at d9183a3, notes included (run time: data/notebooks_cpu.json at that commit). The notebooks need
+# speaker notes read)}. The run times at 132a941: benchmarks/notebooks.py at that commit, the machine alone; at
+# d9183a3: data/notebooks_cpu.json at that commit. The notebooks need
 # the course_utils of their day, so they are not re-run here.
 REVIEWED = {
     "01_graph_lifecycle@132a941": ("01_graph_lifecycle", "132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (65, 75), 6.2, False),
@@ -271,7 +245,7 @@ def span_estimate(cells, start, end, solutions_source, run_seconds):
 def section_estimates(path, root=ROOT, measured=None):
     """``[(label, Estimate)]``: the cells before the first ``##`` heading ("start"), then each ``##`` section."""
     measured = measured or run_times(root)["notebooks"]
-    cells = nbformat.read(path, as_version=4).cells
+    cells = read(path).cells
     solution = root / "solutions" / f"{path.stem}.py"
     source = solution.read_text() if solution.exists() else ""
     seconds = measured[path.stem]["seconds"]
@@ -298,106 +272,6 @@ def time_line(path, root=ROOT, measured=None):
     return f"**Time:** about {estimate(path, root, measured).rounded} minutes (by section: {parts})."
 
 
-def _find_span(cells, heading):
-    """``(full heading, first cell, end)`` of the one heading that starts with ``heading``."""
-    matches = [(title, start, end) for _, title, start, end in spans(cells) if title.startswith(heading)]
-    if len(matches) != 1:
-        raise SystemExit(f"the fast path's heading {heading!r} matches {len(matches)} headings: name one exactly")
-    return matches[0]
-
-
-def fast_path(root=ROOT, measured=None):
-    """``([(notebook, full heading, what it gives, minutes)], total minutes)``: the PINN fast path, read with the model;
-    the total adds the run of 05 top to bottom (its sections need the cells above them)."""
-    measured = measured or run_times(root)["notebooks"]
-    stops = []
-    for name, heading, gives in FAST_PATH:
-        cells = _cells(root, name)
-        title, start, end = _find_span(cells, heading)
-        solution = root / "solutions" / f"{name}.py"
-        result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "", 0)
-        stops.append((name, title, gives, result.total))
-    total = sum(minutes for *_, minutes in stops) + measured["05_laplacian_pinn"]["seconds"] / 60
-    return stops, round(total, 1)
-
-
-def fast_path_text(notebook_name, root=ROOT, measured=None):
-    """The markdown cell that marks the fast path below the title of ``notebook_name`` (00 or 05)."""
-    measured = measured or run_times(root)["notebooks"]
-    stops, total = fast_path(root, measured)
-    cite = lambda name, heading: (f"[{name[:2]}]({name}.ipynb) " if name != notebook_name else "") + f"«{heading}»"
-    run = "this notebook" if notebook_name == "05_laplacian_pinn" else "[05 · The Laplacian PINN](05_laplacian_pinn.ipynb)"
-    lines, number = [FAST_PATH_MARK,
-                     f"**PINN fast path, about {math.ceil(total)} minutes.** Came here because a PINN runs out of memory "
-                     f"on second derivatives? Run {run} top to bottom (*Run → Run All Cells*, about "
-                     f"{measured['05_laplacian_pinn']['seconds']:.0f} s), then read only these sections:", ""], 0
-    merged = []
-    for name, heading, gives, minutes in stops:
-        if gives is None:
-            merged[-1] = (merged[-1][0] + [(name, heading)], merged[-1][1], merged[-1][2] + minutes)
-        else:
-            merged.append(([(name, heading)], gives, minutes))
-    for places, gives, minutes in merged:
-        number += 1
-        where = " and ".join(cite(name, heading) for name, heading in places)
-        lines.append(f"{number}. {where}: {gives} (about {max(1, round(minutes))} min);")
-    lines[-1] = lines[-1].rstrip(";") + "."
-    by_notebook = {}
-    for name, heading in FAST_PATH_ASSUMES:
-        by_notebook.setdefault(name, []).append(f"«{heading}»")
-    assumes = "; ".join(f"[{name[:2]}]({name}.ipynb) " + ", ".join(headings) for name, headings in by_notebook.items())
-    course = sum(estimate(path, root, measured).rounded for path in notebook_paths(root))
-    lines.append("")
-    lines.append(f"It assumes {assumes}: read those first if a graph's saved tensors are new to you. The minutes come "
-                 f"from the reading model of `tools/instructor_guide.py` (the whole course, 00 to 07: about {course} minutes).")
-    return "\n".join(lines)
-
-
-def _cells(root, name):
-    return nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4).cells
-
-
-# --- today's notebooks ------------------------------------------------------------------------------------------
-
-def lecture_path(root=ROOT):
-    """``[(notebook number, heading, mode, minutes)]``: the rows of the guide's 90-minute lecture-path table."""
-    table = PATH_TABLE.search((root / GUIDE).read_text())
-    if not table:
-        raise SystemExit(f"{GUIDE} has no <!-- lecture-path ... --> ... <!-- /lecture-path --> table")
-    rows = []
-    for line in table[1].strip().splitlines()[2:]:                      # skip the header and the |---| line
-        number, section, mode, minutes = (cell.strip() for cell in line.strip().strip("|").split(" | "))
-        heading = re.fullmatch(r"«(.+)»", section)
-        if not heading:
-            raise SystemExit(f"lecture path: write the section as «heading», not {section!r}")
-        rows.append((number, heading[1], mode.split(" (")[0], int(minutes)))
-    return rows
-
-
-def lecture_notebooks(root=ROOT):
-    """The notebooks of the lecture path: each one its table names, whether its sections are live, homework or skipped.
-
-    >>> [path.stem[:2] for path in lecture_notebooks()][:2]
-    ['00', '01']
-    """
-    named = {number for number, _, _, _ in lecture_path(root)}
-    return [path for path in notebook_paths(root) if path.name[:2] in named]
-
-
-def live_notebooks(root=ROOT):
-    """The notebooks the condensed lecture shows: those with a live row on the lecture path.
-
-    >>> [path.stem[:2] for path in live_notebooks()][:2]
-    ['00', '01']
-    """
-    live = {number for number, _, mode, _ in lecture_path(root) if mode == "live"}
-    return [path for path in notebook_paths(root) if path.name[:2] in live]
-
-
-def notebook_paths(root=ROOT):
-    return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-
-
 def run_times(root=ROOT):
     path = root / RUN_TIMES
     if not path.exists():
@@ -413,13 +287,13 @@ def estimate(path, root=ROOT, measured=None):
         raise SystemExit(f"{RUN_TIMES} has no run time for {path.stem}: run "
                          f"`python benchmarks/notebooks.py --json {RUN_TIMES}` again")
     solution = root / "solutions" / f"{path.stem}.py"
-    found = features(nbformat.read(path, as_version=4), solution.read_text() if solution.exists() else "")
+    found = features(read(path), solution.read_text() if solution.exists() else "")
     return Estimate(found, measured[path.stem]["seconds"])
 
 
 def headings(path):
     """Every heading's text in a notebook (``## 3 · Foo`` gives ``3 · Foo``), speaker notes left out."""
-    notebook = nbformat.read(path, as_version=4)
+    notebook = read(path)
     return [m[2] for c in notebook.cells if c.cell_type == "markdown" and not is_notes(c)
             for m in HEADING.finditer(c.source)]
 
@@ -434,129 +308,6 @@ def title_cell(notebook, name):
     raise SystemExit(f"{name}: no title cell (a markdown cell starting with '# ')")
 
 
-# --- the checks a live demo should pass -------------------------------------------------------------------------
-
-def _message(node):
-    """An assert's message as the learner reads it: f-string fields shown as ``{expression}``."""
-    if node is None:
-        return ""
-    if isinstance(node, ast.Constant):
-        return str(node.value)
-    if isinstance(node, ast.JoinedStr):
-        return "".join(part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}"
-                       for part in node.values)
-    return ast.unparse(node)
-
-
-def _asserts(statements):
-    """Asserts that always run: at the top of a cell or in its loops and ``with`` blocks, not under an ``if``
-    (device-dependent checks, e.g. CUDA-only ones, carry their own conditions)."""
-    for statement in statements:
-        if isinstance(statement, ast.Assert):
-            yield statement
-        elif isinstance(statement, (ast.For, ast.While, ast.With)):
-            yield from _asserts(statement.body)
-
-
-def check_cells(path):
-    """``[(section heading, [(condition, message), ...])]``: the notebook's asserts, under the heading above them."""
-    notebook, heading, found = nbformat.read(path, as_version=4), None, []
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown" and not is_notes(cell):
-            titles = [m[2] for m in HEADING.finditer(cell.source) if len(m[1]) > 1]
-            heading = titles[-1] if titles else heading
-        elif cell.cell_type == "code" and not cell.source.startswith(SETUP_MARK):
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue
-            asserts = [(" ".join(ast.get_source_segment(cell.source, a.test).split()), " ".join(_message(a.msg).split()))
-                       for a in _asserts(tree.body)]
-            if not asserts:
-                continue
-            if found and found[-1][0] == heading:
-                found[-1][1].extend(asserts)
-            else:
-                found.append((heading, asserts))
-    return found
-
-
-def _escape(text):
-    return re.sub(r"([\\`*_<>\[\]|])", r"\\\1", text)
-
-
-def _code(text):
-    """Inline code that survives any backticks inside it."""
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
-
-
-def checks_block(path):
-    lines = ["<details><summary>The notebook's own checks</summary>", "",
-             f"What `{path.name}` asserts, section by section (a failing assert stops the notebook with its message):",
-             ""]
-    for heading, asserts in check_cells(path):
-        lines.append(f"- {path.stem[:2]} «{heading}»" if heading else "- before the first section")
-        lines.extend(f"  - {_code(condition)}" + (f": {_escape(message)}" if message else "")
-                     for condition, message in asserts)
-    return "\n".join(lines + ["", "</details>"])
-
-
-# --- the guide's generated blocks -------------------------------------------------------------------------------
-
-def fast_path_block(root=ROOT):
-    stops, total = fast_path(root)
-    rows = ["| stop | section | what it gives | minutes |", "|---|---|---|---:|"]
-    rows += [f"| {number} | {name[:2]} «{heading}» | {gives or '(with the row above)'} "
-             f"| {minutes:.1f} |" for number, (name, heading, gives, minutes) in enumerate(stops, start=1)]
-    rows.append(f"| | running 05 top to bottom first | | {run_times(root)['notebooks']['05_laplacian_pinn']['seconds'] / 60:.1f} |")
-    rows.append(f"| | **total** | | **{total:.1f}** (the bound: {FAST_PATH_LIMIT}) |")
-    return ("The PINN fast path, for a learner who came with a PINN that runs out of memory on second derivatives; it is "
-            "marked below the title of 00 and 05, with what it assumes from 01 and 02. Minutes from the reading model:\n\n"
-            + "\n".join(rows))
-
-
-def time_block(path, result):
-    rows = ["| part | counted | rate | minutes |", "|---|---|---|---:|"]
-    rows += [f"| {part} | {counted} | {rate} | {minutes:.1f} |" for part, (counted, rate, minutes) in result.parts.items()]
-    rows.append(f"| **total** | | | **{result.total:.1f}**: about {result.rounded} minutes |")
-    return f"Learner time for `{path.name}` (the reading model of `tools/instructor_guide.py`):\n\n" + "\n".join(rows)
-
-
-def objectives_block(path):
-    """The objectives as the notebook's title cell states them (from ``**Objectives.**`` to the next blank line)."""
-    notebook = nbformat.read(path, as_version=4)
-    title = notebook.cells[title_cell(notebook, path.name)].source
-    found = re.search(r"\*\*Objectives\.\*\*(.*?)(?:\n\s*\n|$)", title, re.S)
-    if not found:
-        raise SystemExit(f"{path.name}: its title cell has no '**Objectives.**' paragraph")
-    return f"From the title cell of `{path.name}`:{found[1].rstrip()}"
-
-
-def torch_block(root=ROOT):
-    return (f"`pyproject.toml` allows `{torch_requirement(root)}`, and CI pins `torch=={pinned_torch(root)}` "
-            "(README, \"Tested range of PyTorch\", says which versions the whole suite passed on).")
-
-
-def memory_block(root=ROOT):
-    record = run_times(root)
-    p, budget = record["provenance"], record["budget"]
-    shared = max(p["load_average_before"], p["load_average_after"]) > p["cores_used"]
-    busy = (" (more than the cores used: other programs shared them, so the run times are longer than on an idle "
-            "machine; the memory is not affected)") if shared else ""
-    rows = ["| notebook | peak RSS of its kernel | run time |", "|---|---:|---:|"]
-    rows += [f"| `{name}` | {figures['peak_rss_bytes'] / 1e9:.2f} GB | {figures['seconds']:.1f} s |"
-             for name, figures in record["notebooks"].items()]
-    return "\n".join([
-        f"Measured by `{p['command']}` on {p['date'][:10]}: torch {p['torch']}, {p['cores_used']} of the machine's "
-        f"{p['machine_cores']} cores, 1-minute load average {p['load_average_before']} before and "
-        f"{p['load_average_after']} after{busy}. "
-        f"The course's budget per notebook: {budget['seconds']} s and {budget['peak_rss_bytes'] / 1e9:.1f} GB.", "",
-        *rows, "",
-        f"Largest peak: {max(f['peak_rss_bytes'] for f in record['notebooks'].values()) / 1e9:.2f} GB. Give each student "
-        "at least that much memory, plus the browser's share on their own machine."])
-
-
 def calibration(root=ROOT):
     """``{notebook: (Estimate of the reviewed version, (reviewer's low, high))}`` from data/instructor_calibration.json."""
     record = json.loads((root / CALIBRATION).read_text())
@@ -564,128 +315,23 @@ def calibration(root=ROOT):
             for label, entry in record["read_throughs"].items()}
 
 
-def model_block(root=ROOT):
-    rows = ["| version timed by a reviewer | model (unrounded) | reviewer | inside? |", "|---|---:|---:|---|"]
-    for label, (result, (low, high)) in calibration(root).items():
-        name, commit, *_rest, with_notes = REVIEWED[label]
-        rows.append(f"| `{name}` at `{commit[:7]}`{', speaker notes read' if with_notes else ''} | {result.total:.1f} min "
-                    f"| {low}-{high} min | {'yes' if low <= result.total <= high else '**no**'} |")
-    rates = (f"prose {PROSE_WORDS_PER_MINUTE} words/min; code {SECONDS_PER_CODE_LINE} s/line; "
-             f"{MINUTES_PER_PREDICTION} min per prediction; {MINUTES_PER_EXERCISE} min per exercise + "
-             f"{MINUTES_PER_SOLUTION_LINE} min per line of its worked solution; {MINUTES_PER_EXPLORER} min per explorer; "
-             f"plus the measured run time; rounded to {ROUND_TO} minutes")
-    return f"Rates: {rates}. Calibration:\n\n" + "\n".join(rows)
-
-
-def blocks(root=ROOT):
-    """``{block name: text}``: every generated block of the guide."""
-    measured = run_times(root)["notebooks"]
-    import lecture_edition  # it reads the lecture path with this module's parsing: imported here, not at the top
-
-    found = {"model": model_block(root), "memory": memory_block(root), "torch": torch_block(root),
-             "fast-path": fast_path_block(root), "condensed": lecture_edition.condensed_block(root)}
-    for path in notebook_paths(root):
-        number = path.stem[:2]
-        found[f"objectives-{number}"] = objectives_block(path)
-        found[f"time-{number}"] = time_block(path, estimate(path, root, measured))
-        found[f"checks-{number}"] = checks_block(path)
-    return found
-
-
-def markers(name):
-    return f"<!-- {name}: written by tools/instructor_guide.py --write -->", f"<!-- /{name} -->"
-
-
-def section_skeleton(path):
-    """A new notebook's section of the guide: its heading and generated blocks, ready for the lecturer's notes.
-
-    >>> print(section_skeleton(ROOT / "notebooks" / "00_start_here.ipynb").splitlines()[0])
-    ## 00 · Start here — Autograd Memory Lab
-    """
-    notebook = nbformat.read(path, as_version=4)
-    title = notebook.cells[title_cell(notebook, path.name)].source.splitlines()[0].removeprefix("# ")
-    number = path.stem[:2]
-    blocks = "\n\n".join("\n".join(markers(f"{kind}-{number}")) for kind in ("objectives", "time", "checks"))
-    return f"## {title}\n\n[`notebooks/{path.name}`](../notebooks/{path.name})\n\n{blocks}\n\n"
-
-
-def with_new_sections(text, root=ROOT):
-    """The guide with a section (:func:`section_skeleton`) for each notebook that has none, after the last
-    notebook's section: adding a notebook needs no hand edit here."""
-    for path in notebook_paths(root):
-        if markers(f"objectives-{path.stem[:2]}")[0] in text:
-            continue
-        sections = [found.start() for found in re.finditer(r"^## (\d\d) · ", text, re.M)]
-        after = re.compile(r"^## (?!\d\d · )", re.M).search(text, sections[-1] + 1) if sections else None
-        at = after.start() if after else len(text)
-        text = text[:at] + section_skeleton(path) + text[at:]
-    return text
-
-
-def updated_guide(root=ROOT):
-    """The guide's text with every generated block current (and a section for a notebook that had none)."""
-    text = with_new_sections((root / GUIDE).read_text(), root)
-    for name, body in blocks(root).items():
-        start, end = markers(name)
-        pattern = re.compile(r"^([ \t]*)" + re.escape(start) + r".*?" + re.escape(end), re.S | re.M)
-        if not pattern.search(text):
-            raise SystemExit(f"{GUIDE} has no {start} ... {end} block: add those two lines where the block belongs, "
-                             "then run `python tools/instructor_guide.py --write`")
-        text = pattern.sub(lambda found: _indented(f"{start}\n{body}\n{end}", found[1]), text)
-    return text
-
-
-def _indented(text, indent):
-    """``text`` with every non-blank line indented like its start marker (a block inside a list item stays in it)."""
-    return "\n".join(indent + line if line.strip() else "" for line in text.split("\n"))
-
-
 def updated_title(path, line):
     """``(notebook, index of its title cell, new title source)`` with ``line`` as its Time line."""
-    notebook = nbformat.read(path, as_version=4)
+    notebook = read(path)
     index = title_cell(notebook, path.name)
     source = TIME_LINE.sub(lambda _: line, notebook.cells[index].source)
     return notebook, index, source
 
 
-def updated_fast_path_cell(notebook, index, text):
-    """Put the fast path's cell ``text`` right below the title cell at ``index`` (adding it the first time);
-    True when that changed the notebook."""
-    cells = notebook.cells
-    if index + 1 < len(cells) and cells[index + 1].cell_type == "markdown" and cells[index + 1].source.startswith(FAST_PATH_MARK):
-        if cells[index + 1].source == text:
-            return False
-        cells[index + 1].source = text
-        return True
-    cell = nbformat.v4.new_markdown_cell(text, metadata={"slideshow": {"slide_type": "skip"}})  # the learner's route
-    if notebook.nbformat_minor < 5:
-        del cell["id"]
-    cells.insert(index + 1, cell)
-    return True
-
-
-def stale(root=ROOT, write=False):
-    """``{file: unified diff}`` for every file that is out of date; with ``write``, bring each up to date."""
-    out_of_date, measured = {}, run_times(root)["notebooks"]
-    for path in notebook_paths(root):
-        notebook, index, source = updated_title(path, time_line(path, root, measured))
-        old, name = notebook.cells[index].source, path.relative_to(root).as_posix()
-        diff = "".join(difflib.unified_diff(
-            old.splitlines(True), source.splitlines(True), f"{name} (title cell)", "the reading model", n=0))
+def time_lines(course):
+    """The Time-lines target: ``{notebook: its text with the reading model's Time line}``."""
+    measured = run_times(course.root)["notebooks"]
+    found = {}
+    for path in course.paths:
+        notebook, index, source = updated_title(path, time_line(path, course.root, measured))
         notebook.cells[index].source = source
-        if path.stem in FAST_PATH_NOTEBOOKS and updated_fast_path_cell(notebook, index, fast_path_text(path.stem, root, measured)):
-            diff += f"--- {name}: the fast path's cell below the title is missing or stale\n"
-        if diff:
-            out_of_date[name] = diff
-            if write:
-                nbformat.write(notebook, path)
-    guide, new = (root / GUIDE).read_text(), updated_guide(root)
-    if new != guide:
-        out_of_date[GUIDE] = "".join(difflib.unified_diff(guide.splitlines(True), new.splitlines(True), GUIDE,
-                                                          "generated", n=1))
-        if write:
-            (root / GUIDE).write_text(new)
-    return out_of_date
+        found[path] = notebook_text(notebook)
+    return found
 
 
 # --- calibration ------------------------------------------------------------------------------------------------
@@ -708,14 +354,13 @@ def calibrate(root=ROOT):
                                 "speaker_notes_read": with_notes, "features": dataclasses.asdict(found),
                                 "run_seconds": run_seconds}
     record = {
-        "what": "The notebooks reviewers timed, as counted by tools/instructor_guide.py's reading model",
-        "reviewer_minutes": "issue 11: a careful read-through took 65-75 min (01) and 100-120 min (05), on the code "
-                            "round 2 started from (commit 132a941); issue 25: 05 took 95-110 min at commit d9183a3, "
-                            "its speaker notes read too",
+        "what": "The notebooks reviewers timed, as counted by the reading model of tools/reading_model.py",
+        "reviewer_minutes": "a reviewer's careful read-through took 65-75 min (01) and 100-120 min (05) at commit "
+                            "132a941; another's took 95-110 min (05) at commit d9183a3, its speaker notes read too",
         "features": "counted from git show <commit>:notebooks/<name>.ipynb and :solutions/<name>.py",
-        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone (stop 9's closing "
-                       "note, `issues stops`); d9183a3: data/notebooks_cpu.json at that commit",
-        "derived_by": "python tools/instructor_guide.py --calibrate",
+        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone; d9183a3: "
+                       "data/notebooks_cpu.json at that commit",
+        "derived_by": "python -m tools.reading_model --calibrate",
         "read_throughs": read_throughs,
     }
     (root / CALIBRATION).write_text(json.dumps(record, indent=2) + "\n")
@@ -740,28 +385,10 @@ def report(root=ROOT):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="update the notebooks' Time lines and the guide's blocks")
-    mode.add_argument("--check", action="store_true", help="only say what is out of date")
-    mode.add_argument("--calibrate", action="store_true", help=f"re-derive {CALIBRATION} from git history")
-    args = parser.parse_args(argv)
-    if args.calibrate:
+    parser.add_argument("--calibrate", action="store_true", help=f"re-derive {CALIBRATION} from git history")
+    if parser.parse_args(argv).calibrate:
         calibrate()
-        report()
-        return 0
-    if not (args.write or args.check):
-        report()
-        return 0
-    files = stale(write=args.write)
-    if args.write:
-        print("[reading_model] updated: " + (", ".join(files) if files else "nothing, all current"))
-        learner = editions.stale(write=True)  # the learner's edition follows the notebooks it was made from
-        print("[reading_model] learner/ updated: " + (", ".join(learner) if learner else "nothing, all current"))
-        return 0
-    if files:
-        print("".join(files.values()))
-        print("[reading_model] out of date (run `python tools/instructor_guide.py --write`): " + ", ".join(files))
-        return 1
+    report()
     return 0
 
 
