@@ -116,7 +116,9 @@ def memory_block(root):
     busy = (" (more than the cores used: other programs shared them, so the run times are longer than on an idle "
             "machine; the memory is not affected)") if shared else ""
     rows = ["| notebook | peak RSS of its kernel | run time |", "|---|---:|---:|"]
-    rows += [f"| `{name}` | {figures['peak_rss_bytes'] / 1e9:.2f} GB | {figures['seconds']:.1f} s |"
+    rows += [f"| `{name}` | {figures['peak_rss_bytes'] / 1e9:.2f} GB | {figures['seconds']:.1f} s"
+             + (f" (added on {figures['provenance']['date'][:10]}, torch {figures['provenance']['torch']})"
+                if "provenance" in figures else "") + " |"
              for name, figures in record["notebooks"].items()]
     return "\n".join([
         f"Measured by `{p['command']}` on {p['date'][:10]}: torch {p['torch']}, {p['cores_used']} of the machine's "

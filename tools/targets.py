@@ -3,10 +3,13 @@ in dependency order: a target reads only what the ones before it write (notebook
 them), so one pass in order builds everything; :func:`build` runs passes until one writes nothing.
 
     >>> [target.name for target in TARGETS][:3]
-    ['setup cells', 'time lines', 'fast-path cells']
+    ['notebook run times', 'setup cells', 'notebook map cell']
 """
 import dataclasses
+import json
 import pathlib
+import subprocess
+import sys
 from collections.abc import Callable
 
 from tools import course as model
@@ -43,18 +46,22 @@ class Target:
 
 @dataclasses.dataclass(frozen=True)
 class Measured:
-    """A record that only a measurement makes (``command``, too slow for a build): :meth:`stale` says what changed
-    since it was measured, and :meth:`write` cannot bring it up to date."""
+    """A record that a measurement makes (``command``): :meth:`stale` says what changed since it was measured;
+    :meth:`write` runs ``command`` when ``by_build`` (quick enough for every build), and otherwise leaves it stale."""
     name: str
     inputs: tuple[str, ...]
     problems: Callable
     command: str
+    by_build: bool = False
 
     def stale(self, course):
         return self.problems(course)
 
     def write(self, course):
-        return []
+        if not (self.by_build and self.stale(course)):
+            return []
+        subprocess.run([sys.executable, *self.command.split()[1:]], cwd=course.root, check=True)
+        return [self.inputs[-1]]
 
 
 def _relative(course, path):
@@ -67,12 +74,19 @@ def _slide_fit(course):
         f"{slide_fit_record.RECORD} is missing"]
 
 
+def _unmeasured(course):
+    record = json.loads((course.root / reading_model.RUN_TIMES).read_text())["notebooks"]
+    return [f"{path.stem} has no measured run time" for path in course.paths if path.stem not in record]
+
+
 NOTEBOOKS = "notebooks/*.ipynb"
 TARGETS = [
+    Measured("notebook run times", (NOTEBOOKS, reading_model.RUN_TIMES), _unmeasured,
+             f"python benchmarks/notebooks.py --json {reading_model.RUN_TIMES} --add", by_build=True),
     Target("setup cells", ("pyproject.toml", NOTEBOOKS), setup_cell.setup_cells),
+    Target("notebook map cell", ("course.toml", NOTEBOOKS), notebook_map.map_cell),
     Target("time lines", (NOTEBOOKS, "solutions/*.py", reading_model.RUN_TIMES), reading_model.time_lines),
     Target("fast-path cells", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES), fast_path.fast_path_cells),
-    Target("notebook map cell", ("course.toml", NOTEBOOKS), notebook_map.map_cell),
     Target("learner edition", (NOTEBOOKS,), editions.learner),
     Target("instructor guide", ("course.toml", NOTEBOOKS, "solutions/*.py", "data/*.json", guide.GUIDE), guide.guide),
     Target("lecturer sheets", (NOTEBOOKS, "solutions/*.py"), lecturer_sheets.sheets),
