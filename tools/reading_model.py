@@ -57,7 +57,7 @@ import sys
 
 import nbformat
 
-from tools.course import ROOT, notebook_text, read
+from tools.course import ROOT, load, notebook_text, read
 
 PROSE_WORDS_PER_MINUTE = 90
 SECONDS_PER_CODE_LINE = 5
@@ -373,7 +373,7 @@ def report(root=ROOT):
     measured = run_times(root)["notebooks"]
     print(f"{'notebook':<32}" + "".join(f"{part:>12}" for part in Estimate(Features(0, 0, 0, 0, 0, 0), 0).parts)
           + f"{'total':>8}{'rounded':>9}")
-    for path in notebook_paths(root):
+    for path in load(root).paths:
         result = estimate(path, root, measured)
         print(f"{path.stem:<32}" + "".join(f"{m:12.1f}" for _, _, m in result.parts.values())
               + f"{result.total:8.1f}{result.rounded:9d}")
