@@ -27,8 +27,7 @@ import time
 
 import torch
 
-from autograd_memory.formats.tables import ShowsAsText
-from autograd_memory.formats.units import format_bytes
+from autograd_memory import ShowsAsText, format_bytes
 
 from ..teaching import lecture
 from .static_html import static_explorer
