@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple
 
 import torch
 
-from ..formats.tables import ShowsAsText
+from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
 from ..seams import torch_internals as internals
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory
@@ -65,10 +65,7 @@ class Report(ShowsAsText):
         return "\n".join(lines)
 
     def _repr_html_(self):
-        body = "".join(f"<tr><td style='text-align:left'>{label}</td><td style='text-align:right'>{value}</td></tr>"
-                       for label, value in self.rows())
-        note = f"<caption style='caption-side:bottom'>{self.note}</caption>" if self.note else ""
-        return f"<table><thead><tr><th colspan=2>measure({self.name})</th></tr></thead>{body}{note}</table>"
+        return Table((f"measure({self.name})", ""), self.rows(), align="lr", caption=self.note).html()
 
 
 class Metered(NamedTuple):

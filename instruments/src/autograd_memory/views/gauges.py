@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 import torch
 
 from ..formats import display_settings
+from ..formats.tables import Table
 from ..formats.units import format_bytes
 from ..measuring.budget import memory_budget
 from ..measuring.meter_registry import EXACT, METERS
@@ -617,18 +618,13 @@ class GaugeSummary:
         self.title, self.rows, self.status = title, rows, status
 
     def __str__(self):
-        table = [self.HEADER] + [row[:4] for row in self.rows]
-        widths = [max(len(row[i]) for row in table) for i in range(4)]
-        lines = [f"{self.title}: {self.status}"]
-        lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in table]
-        return "\n".join(lines)
+        table = str(Table(self.HEADER, [row[:4] for row in self.rows]))
+        return "\n".join([f"{self.title}: {self.status}"] + ["  " + line for line in table.splitlines()])
 
     __repr__ = __str__
 
     def _repr_html_(self):
-        head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
-        body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
-                                        for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
         size = f" style='font-size:{display_settings.WIDGET_PX}px'" if display_settings.is_large() else ""
-        return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
-                f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        table = Table((*self.HEADER, "history"), self.rows, align="lrrrr")
+        return table.html(f"class='amlab-gauge-summary'{size}",
+                          title=f"<b>{html.escape(self.title)}</b>: {html.escape(self.status)}", raw=(4,))

@@ -171,17 +171,14 @@ class GraphTable(ShowsAsText):
         lines += [f"  #{node.index} {node.op}: {format_bytes(node.nbytes)}" for node in self.top_nodes(top)]
         return "\n".join(lines)
 
+    def _table(self):
+        return Table(self._HEADER, self.rows(), caption=self.caption())
+
     def __str__(self):
-        return str(Table(self._HEADER, self.rows(), caption=self.caption()))
+        return str(self._table())
 
     def _repr_html_(self):
-        head = "".join(f"<th>{h}</th>" for h in self._HEADER)
-        body = "".join(
-            "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
-            for row in self.rows()
-        )
-        return (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-                f"<caption style='caption-side:bottom'>{html.escape(self.caption())}</caption></table>")
+        return self._table().html()
 
     def __repr__(self):
         return f"<GraphTable: {self.caption()}>"
