@@ -748,13 +748,13 @@ class GraphMemory(_Meter):
         self._stale = False
 
     @property
-    def by_kind(self):
+    def by_kind(self) -> dict[str, int]:
         """Bytes saved and alive, split into parameters, inputs and activations."""
         self._settle()
         return dict(self._by_kind)
 
     @property
-    def count(self):
+    def count(self) -> int:
         """Number of saved slots alive (a storage saved by three nodes counts three times here)."""
         self._settle()
         return sum(slot[0] for slot in self._slots.values())

@@ -29,7 +29,7 @@ import enum
 import html
 import time
 import weakref
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
 import torch
 
@@ -514,7 +514,8 @@ class MemoryGauge:
     shown by a view.
     """
 
-    def __init__(self, meters=tuple(METERS), budget=None, title="Memory", max_redraws_per_second=10, mode="auto"):
+    def __init__(self, meters: Sequence[str] = tuple(METERS), budget: Optional[int] = None, title: str = "Memory",
+                 max_redraws_per_second: float = 10, mode: str = "auto"):
         if max_redraws_per_second <= 0:
             raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
         if mode not in ("auto", "widget", "html", "text"):
@@ -536,18 +537,18 @@ class MemoryGauge:
     status = property(lambda self: self.model.status, doc="A :class:`GaugeStatus`.")
 
     @property
-    def widgets(self):
+    def widgets(self) -> Optional[GaugeWidgets]:
         """The widget view's named parts (:class:`GaugeWidgets`: ``gauge.widgets.meters["live"].readout``,
         ``gauge.widgets.status``) while the gauge shows as widgets, else None."""
         return self.view if isinstance(self.view, GaugeWidgets) else None
 
     @property
-    def shown_as(self):
+    def shown_as(self) -> str:
         """How the last run showed: ``"widget"``, ``"html"`` (replaced in place) or ``"text"`` (a summary only)."""
         return {GaugeWidgets: "widget", _HtmlView: "html"}.get(type(self.view), "text")
 
     # ------------------------------------------------------------ driving it
-    def include(self, *items):
+    def include(self, *items: Any) -> "MemoryGauge":
         """Count tensors or ``nn.Module`` s that existed before the loop in the live meter (weakly held).
 
         Returns the gauge: ``for x in gauge.include(model, data).track(loader):``.
@@ -555,7 +556,7 @@ class MemoryGauge:
         self.model.include(*items)
         return self
 
-    def track(self, iterable, total=None):
+    def track(self, iterable: Iterable, total: Optional[int] = None) -> Iterable:
         """Yield the items of ``iterable`` with the gauge running; sample after each step's body."""
         if total is None and hasattr(iterable, "__len__"):
             total = len(iterable)
@@ -575,7 +576,7 @@ class MemoryGauge:
             raise
         return self
 
-    def sample(self, step=None, label=None):
+    def sample(self, step: Optional[int] = None, label: Optional[str] = None) -> None:
         """Record the meters after a step (``step`` defaults to the last one plus one); redraw if due."""
         now = _now() if self.model.running else None
         due = now is not None and now >= self._next_draw
@@ -601,7 +602,7 @@ class MemoryGauge:
         if self.view is not None:
             self.view.redraw()
 
-    def summary(self):
+    def summary(self) -> "GaugeSummary":
         """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
         return self.model.summary()
 

@@ -30,6 +30,7 @@ import shutil
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence, Union
 
 import torch
 
@@ -44,6 +45,7 @@ from .zoom import zoomable_html
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
            "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]
 
+Outputs = Union[torch.Tensor, Sequence[torch.Tensor], Mapping[str, torch.Tensor]]  # what the graph views draw from
 MAX_NODES = 300  # above this, show_graph summarises instead of drawing
 MAX_WALK = 10_000  # graph_table reads at most this many nodes: walking (and later freeing) a huge graph
 #                    with a Python object per node can overflow the C stack and kill the kernel
@@ -105,7 +107,8 @@ class GraphNode:
 class GraphTable(ShowsAsText):
     """The nodes behind some outputs, what each saved, and totals. Built by :func:`graph_table`."""
 
-    def __init__(self, nodes, outputs, total_bytes, by_kind, truncated=False):
+    def __init__(self, nodes: list[GraphNode], outputs: list[tuple[str, int, tuple]], total_bytes: int,
+                 by_kind: dict[str, int], truncated: bool = False):
         self.nodes = nodes
         self.outputs = outputs  # [(label, index of its grad_fn node, shape)]
         self.total_bytes = total_bytes  # alive saved storages, each counted once
@@ -113,27 +116,27 @@ class GraphTable(ShowsAsText):
         self.truncated = truncated  # the walk stopped at max_nodes: the graph has more
 
     @property
-    def node_count(self):
+    def node_count(self) -> int:
         return len(self.nodes)
 
     @property
-    def leaf_count(self):
+    def leaf_count(self) -> int:
         return sum(node.leaf is not None for node in self.nodes)
 
     @property
-    def freed_count(self):
+    def freed_count(self) -> int:
         """Saved slots that backward has freed."""
         return sum(slot.state == _FREED for node in self.nodes for slot in node.saved)
 
-    def op_counts(self):
+    def op_counts(self) -> list[tuple[str, int]]:
         """How many nodes of each op, most frequent first."""
         return Counter(node.op for node in self.nodes).most_common()
 
-    def top_nodes(self, n=10):
+    def top_nodes(self, n: int = 10) -> list[GraphNode]:
         """The ``n`` nodes that keep the most bytes alive."""
         return sorted((node for node in self.nodes if node.nbytes), key=lambda node: -node.nbytes)[:n]
 
-    def caption(self):
+    def caption(self) -> str:
         leaves = f"{self.leaf_count} leaf" if self.leaf_count == 1 else f"{self.leaf_count} leaves"
         more = "the first " if self.truncated else ""
         text = (f"{more}{self.node_count} nodes ({leaves}), {format_bytes(self.total_bytes)} saved "
@@ -148,7 +151,7 @@ class GraphTable(ShowsAsText):
                 text += f", {n} saved tensor{'s' if n > 1 else ''} {state}"
         return text
 
-    def rows(self):
+    def rows(self) -> list[tuple]:
         """One row per saved tensor (or per node that saved none): (node, op, saved, shape, dtype, bytes, kind, state)."""
         rows = []
         for node in self.nodes:
@@ -164,7 +167,7 @@ class GraphTable(ShowsAsText):
 
     _HEADER = ("#", "op", "saved", "shape", "dtype", "bytes", "kind", "state")
 
-    def summary(self, top=10):
+    def summary(self, top: int = 10) -> str:
         """Per-op counts and the top nodes by bytes: the readable view of a big graph."""
         ops = ", ".join(f"{op} x{count}" for op, count in self.op_counts())
         lines = [self.caption(), f"ops: {ops}", f"top {top} nodes by saved bytes:"]
@@ -291,7 +294,8 @@ def _saved_tensors(node):
                     yield f"{name}[{i}]", "alive", item, None
 
 
-def graph_table(outputs, params=None, max_nodes=MAX_WALK):
+def graph_table(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+                max_nodes: int = MAX_WALK) -> GraphTable:
     """The backward graph behind ``outputs`` (a tensor, a list of them or a {label: tensor} dict) as a table.
 
     Each node lists the tensors it saved for backward: shape, dtype, the bytes of its storage, and
@@ -516,7 +520,8 @@ class GraphView(ShowsAsText):
         return f"{self.hint}\n{body}" if self.hint else body
 
 
-def show_graph(outputs, params=None, max_nodes=MAX_NODES):
+def show_graph(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+               max_nodes: int = MAX_NODES) -> "GraphView":
     """Draw the backward graph behind ``outputs``: each node with its op and the bytes it saved.
 
     Nodes are coloured by the bytes they keep alive (the legend gives the scale), nodes whose saved
@@ -619,7 +624,8 @@ class GraphLifecycle(ShowsAsText):
         return widgets.VBox([step, panel])
 
 
-def lifecycle(outputs, params=None, max_nodes=MAX_NODES):
+def lifecycle(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+              max_nodes: int = MAX_NODES) -> GraphLifecycle:
     """Follow the graph behind ``outputs`` through time: call ``.take(label)`` at each moment.
 
     >>> x = torch.ones(1000, requires_grad=True)
