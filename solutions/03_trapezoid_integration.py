@@ -5,7 +5,7 @@ Run ``python solutions/03_trapezoid_integration.py`` to see the checkers' verdic
 import torch
 
 from course_utils.checks import nb03_trapezoid_integration as checks
-from course_utils.integrate import trapezoid_in_chunks
+from course_utils.problems.integrate import trapezoid_in_chunks
 
 def choose():
     """Only the density's normaliser is part of what backward() must differentiate."""

@@ -3,7 +3,7 @@
 Run ``python solutions/04_euler_ode_truncation.py`` to see the checkers' verdicts.
 """
 from course_utils.checks import nb04_euler_ode_truncation as checks
-from course_utils.ode import window_tradeoff
+from course_utils.problems.ode import window_tradeoff
 
 
 def euler_step(field, x, dt):

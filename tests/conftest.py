@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
+from autograd_memory import testing
 from course_utils.checks import ExerciseFailed
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ def unused_port():
 @pytest.fixture
 def nothing_installed():
     """A check that no meter left its dispatch mode or saved-tensor hooks behind."""
-    return lambda: current_dispatch_mode() is None and top_saved_tensor_hooks() is None
+    return testing.nothing_installed
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def test_cli_prints_table_and_succeeds():
     assert out.returncode == 0, out.stdout + out.stderr
     course, instruments = out.stdout.split("The PyTorch privates the instruments rely on")
     assert course.count("[OK]") == 8, out.stdout
-    from autograd_memory.seams.drift import PROBES
+    from autograd_memory import PROBES
     assert instruments.count("[OK]") == len(PROBES) and "[FAIL]" not in instruments, out.stdout
 
 

@@ -78,6 +78,7 @@ def test_the_instruments_alone_in_a_fresh_virtualenv(tmp_path):
     where = subprocess.run([python, "-c", "import autograd_memory; print(autograd_memory.__file__)"], cwd=tmp_path,
                            env=env, capture_output=True, text=True).stdout
     assert where.startswith(str(venv)), where
+    assert (pathlib.Path(where.strip()).parent / "py.typed").exists(), "the installed package carries its py.typed"
     # the docstrings' examples too, of the installed modules, but for those that draw pictures (the `graphs` and
     # `plots` extras; the course's suite runs their examples)
     source_package = ROOT / "instruments" / "src" / "autograd_memory"

@@ -17,8 +17,7 @@ from matplotlib.text import Text  # noqa: E402
 
 import torch  # noqa: E402
 
-from autograd_memory.views import gauges  # noqa: E402
-from autograd_memory.views.plots import log_bytes  # noqa: E402
+from autograd_memory import log_bytes  # noqa: E402
 from course_utils import MemoryGauge, Table, Trace, compare_traces, lecture, lecture_style, plot_trace  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
@@ -145,36 +144,9 @@ def test_gauges_use_the_slides_text_size_in_lecture_mode(lecturing):
     gauge, kept = MemoryGauge(meters=("live",), mode="widget", title="lecture"), []
     for _ in gauge.track(range(3)):
         kept.append(bytearray(10))
-    value = gauge._widgets["cells"]["live"][1]
+    value = gauge.widgets.meters["live"].readout
     assert value.style.font_size == f"{lecture.WIDGET_PX}px" and lecture.WIDGET_PX >= 24, "tools/rise.css's floor"
     assert f"font-size:{lecture.WIDGET_PX}px" in gauge.summary()._repr_html_()
-
-
-def test_in_a_kernel_lecture_mode_shows_the_gauge_as_html_replaced_in_place(lecturing, monkeypatch):
-    # ipywidgets do not load in jupyterlab-rise's slideshow app; display updates do (tests/browser/test_slideshow.py)
-    monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
-    monkeypatch.setattr(gauges, "_show", lambda obj: None)  # the widget view's summary, below
-    gauge, kept = MemoryGauge(meters=("live", "cuda_allocated")), []
-    for _ in gauge.track(range(3)):
-        kept.append(torch.zeros(250))
-    assert isinstance(gauge.view, gauges._HtmlView) and gauge._widgets is None
-    panel = gauge.view.html()
-    assert f"<span title='{gauge.live.bytes:,} bytes'>" in panel and f"font-size:{lecture.WIDGET_PX}px" in panel
-    assert "amlab-gauge-row amlab-gauge-live" in panel and "finished" in panel
-    assert "not available here" not in panel and ("amlab-gauge-cuda_allocated" in panel) == torch.cuda.is_available(), (
-        "on a slide a gauge shows only the meters this machine has")
-    assert gauge.view.bundle()["text/plain"] == str(gauge.summary()), "the last frame reads as the summary in text"
-    lecture_style(False)
-    plain = MemoryGauge(meters=("live",))
-    with plain:
-        plain.sample()
-    assert isinstance(plain.view, gauges._WidgetView), "outside lecture mode a kernel shows the widgets"
-    lecture_style(False)
-    plain = MemoryGauge(meters=("live",), mode="widget")
-    with plain:
-        plain.sample()
-    assert plain._widgets["cells"]["live"][1].style.font_size is None
-    assert "font-size" not in plain.summary()._repr_html_()
 
 
 def run_python(code, **env):
@@ -211,21 +183,7 @@ def test_on_a_slide_a_budgeted_bar_is_scaled_to_the_run_and_the_budget_share_is_
     gauge, kept = MemoryGauge(meters=("live",), budget=20_000_000, mode="widget"), []
     for _ in gauge.track(range(3)):
         kept.append(torch.zeros(250))
-    bar = gauge._widgets["cells"]["live"][0]
-    assert bar.max == gauges._nice_ceiling(gauge.live.peak) and bar.value / bar.max > 0.1, (
+    bar = gauge.widgets.meters["live"].bar
+    assert gauge.live.peak <= bar.max < 2.5 * gauge.live.peak and bar.value / bar.max > 0.1, (
         f"the bar shows {bar.value} of {bar.max}: growth of a few kB must be visible, not 0 % of 20 MB")
     assert "budget 20.0 MB (0% used)" in gauge.model.status_line()
-
-
-def test_gauges_shown_twice_by_one_cell_run_get_numbered_titles(monkeypatch):
-    class Shell:
-        execution_count = 7
-
-    monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
-    monkeypatch.setattr(gauges, "_titles_shown", {})
-    import IPython
-
-    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
-    assert [gauges._unique_title("keeps x") for _ in range(3)] == ["keeps x", "keeps x (2)", "keeps x (3)"]
-    Shell.execution_count = 8
-    assert gauges._unique_title("keeps x") == "keeps x", "a new cell run starts the count again"

@@ -28,7 +28,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable, NoReturn
 
-from autograd_memory.formats.tables import ShowsAsText
+from autograd_memory import ShowsAsText
 
 __all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS"]
 

@@ -12,9 +12,7 @@ from typing import Callable
 
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory
-from autograd_memory.measuring.trace import Trace
+from autograd_memory import GraphMemory, Trace, format_bytes
 
 from ..problems.models import mlp_problem
 from . import exercise, expect

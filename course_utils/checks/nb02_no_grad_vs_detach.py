@@ -15,8 +15,7 @@ import functools
 import torch
 import torch.nn.functional as F
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory import GraphMemory, format_bytes
 
 from ..problems.models import mlp_problem
 from . import exercise, expect

@@ -9,8 +9,7 @@ import math
 
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory, LiveTensors
+from autograd_memory import GraphMemory, LiveTensors, format_bytes
 
 from ..problems.integrate import ScalarNet, grid
 from . import exercise, expect

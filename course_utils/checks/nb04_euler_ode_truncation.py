@@ -10,9 +10,7 @@ explorer measure (``checks.euler_problem`` and ``checks.DT`` name it for the not
 """
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory
-from autograd_memory.measuring.trace import NotFlatError, Trace
+from autograd_memory import GraphMemory, NotFlatError, Trace, format_bytes
 
 from ..problems.ode import DT, euler_problem, step_loss, truncated_gradient, window_tradeoff
 from . import exercise, expect, fail

@@ -11,9 +11,7 @@ the checker see the same model and points.
 """
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory, LiveTensors
-from autograd_memory.measuring.trace import Trace
+from autograd_memory import GraphMemory, LiveTensors, Trace, format_bytes
 
 from ..problems import laplacians, pinn
 from . import exercise, expect

@@ -10,7 +10,7 @@ Every checker builds its own small, seeded problem from :mod:`course_utils.probl
 """
 import torch
 
-from autograd_memory.formats.units import format_bytes
+from autograd_memory import format_bytes
 
 from ..problems import laplacians, pinn
 from . import exercise, expect

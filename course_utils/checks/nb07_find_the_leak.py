@@ -18,9 +18,7 @@ import pathlib
 
 import torch
 
-from autograd_memory.diagnosing.leaks import find_leaks
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory import GraphMemory, find_leaks, format_bytes
 
 from . import exercise, expect
 

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory, LiveTensors
-from autograd_memory.views.graphs import lifecycle
+from autograd_memory import GraphMemory, LiveTensors, format_bytes, lifecycle
 
 from .panel import Explorer, bytes_html, rows_html
 
@@ -65,7 +63,7 @@ def lifecycle_moments(variant):
 
     Notebook 01's small MLP (2 -> 16 -> 16 -> 1, a batch of 32) computes ``loss``; then backward
     runs as the variant says, and ``loss`` is deleted. Each moment reads ``GraphMemory`` and
-    ``LiveTensors`` and draws the graph with :func:`~autograd_memory.views.graphs.lifecycle`.
+    ``LiveTensors`` and draws the graph with :func:`~autograd_memory.lifecycle`.
 
     PyTorch warns about the ``create_graph=True`` cycle once per process (a C++ warn-once): this
     function silences it, but uses it up, so a notebook that asserts the warning runs it first.

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory, LiveTensors
+from autograd_memory import GraphMemory, LiveTensors, format_bytes
 
 from ..problems.integrate import ScalarNet, grid, spacing_bytes
 from .panel import Explorer, bytes_html, rows_html

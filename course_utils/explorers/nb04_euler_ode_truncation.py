@@ -7,8 +7,7 @@ True
 """
 from dataclasses import dataclass
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory import GraphMemory, format_bytes
 
 from ..problems.ode import DT, cosine_similarity, euler_problem, full_backprop_gradient, truncated_gradient
 from .panel import Explorer, bytes_html, rows_html

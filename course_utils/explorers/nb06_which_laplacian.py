@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.measurement import time_call
+from autograd_memory import format_bytes, time_call
 
 from ..problems import laplacians, pinn
 from ..problems.models import TanhMLP

@@ -27,8 +27,7 @@ import time
 
 import torch
 
-from autograd_memory.formats.tables import ShowsAsText
-from autograd_memory.formats.units import format_bytes
+from autograd_memory import ShowsAsText, Table, format_bytes
 
 from ..teaching import lecture
 from .static_html import static_explorer
@@ -131,9 +130,7 @@ class Explorer(ShowsAsText):
 
 def rows_html(rows):
     """A readout's ``(label, value html)`` rows as a two-column table."""
-    body = "".join(f"<tr><td style='text-align:left'>{html.escape(label)}</td><td style='text-align:right'>{value}</td></tr>"
-                   for label, value in rows)
-    return f"<table>{body}</table>"
+    return Table(("", ""), rows, align="lr").html(raw=(1,))
 
 
 def bytes_html(name, nbytes):

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 import torch
 
-from autograd_memory.measuring.measurement import run_metered, time_call
+from autograd_memory import run_metered, time_call
 
 from .laplacian_methods import (METHODS, hutchinson_variance, laplacian_forward, laplacian_forward_over_reverse,
                                 laplacian_hutchinson, laplacian_nested, laplacian_row_sums, laplacian_separate,
@@ -83,7 +83,7 @@ def compare_laplacians(model, points: torch.Tensor, methods: Optional[dict] = No
 
     ``methods``: ``{name: method}`` (default :data:`METHODS`); a value ``(method, chunk_size)`` runs
     the step in chunks of points with gradient accumulation. The last column of ``points`` is time.
-    ``clock``: see :func:`~autograd_memory.measuring.measurement.time_call`.
+    ``clock``: see :func:`~autograd_memory.time_call`.
 
     >>> from course_utils.problems.models import TanhMLP
     >>> rows = compare_laplacians(TanhMLP(3, width=8, hidden_layers=2), torch.rand(16, 3), repeats=1)

@@ -22,7 +22,7 @@ from typing import Callable
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from autograd_memory.measuring.meters import GraphMemory
+from autograd_memory import GraphMemory
 
 from .models import TanhMLP
 

@@ -15,8 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from autograd_memory.formats.tables import ShowsAsText, Table
-from autograd_memory.optional.extras import GRAPHVIZ_INSTALL
+from autograd_memory import GRAPHVIZ_INSTALL, ShowsAsText, Table
 
 __all__ = ["check_env", "EnvReport", "Need"]
 

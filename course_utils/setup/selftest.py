@@ -15,9 +15,7 @@ from typing import Optional
 
 import torch
 
-from autograd_memory.formats.tables import Table
-from autograd_memory.formats.units import format_bytes
-from autograd_memory.measuring.measurement import run_metered
+from autograd_memory import Table, format_bytes, run_metered
 
 from .devices import device_name, pick_device
 

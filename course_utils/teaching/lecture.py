@@ -9,10 +9,10 @@ then switches it on in every kernel, so the notebooks need no change. While it i
   are drawn grey and named in the legend's title) and lays the figure out again with the larger text;
 * a live gauge in a kernel is HTML replaced in place, which stays live in the RISE slideshow, where ipywidgets
   do not load, with :data:`WIDGET_PX` pixel text (``gauges.py``); the explorers' text and figure grow too;
-* a :class:`~autograd_memory.formats.tables.Table` displays its key rows, or its first :data:`TABLE_ROWS`, and a line
+* a :class:`~autograd_memory.Table` displays its key rows, or its first :data:`TABLE_ROWS`, and a line
   "… N more rows" (``tables.py``).
 
-The sizes are the instruments' large display set (:mod:`autograd_memory.formats.display_settings`), which
+The sizes are the instruments' large display set (``autograd_memory.display_settings``), which
 :func:`lecture_style` switches on; this module adds what a lecture hall needs of matplotlib itself.
 
 >>> import matplotlib
@@ -25,8 +25,11 @@ False
 """
 import textwrap
 
-from autograd_memory.formats import display_settings
-from autograd_memory.formats.display_settings import MAX_LEGEND_ENTRIES, MIN_PX, SIZES_PX, TABLE_ROWS, WIDGET_PX, points
+from autograd_memory import display_settings
+
+# the instruments' large display set (a projector's sizes): what lecture mode switches on
+MIN_PX, SIZES_PX, MAX_LEGEND_ENTRIES = display_settings.MIN_PX, display_settings.SIZES_PX, display_settings.MAX_LEGEND_ENTRIES
+TABLE_ROWS, WIDGET_PX, points = display_settings.TABLE_ROWS, display_settings.WIDGET_PX, display_settings.points
 
 __all__ = ["lecture_style", "is_on", "readable", "points", "lecture_layout", "ENV_VAR", "MIN_PX", "SIZES_PX",
            "MAX_LEGEND_ENTRIES", "TABLE_ROWS", "WIDGET_PX"]

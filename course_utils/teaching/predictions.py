@@ -23,7 +23,7 @@ Write your guess first: replace the ... in guess=... with one of 'yes', 'no' and
 import math
 from dataclasses import dataclass
 
-from autograd_memory.formats.units import format_bytes
+from autograd_memory import format_bytes
 
 __all__ = ["predict", "Prediction", "Reveal", "UNITS"]
 

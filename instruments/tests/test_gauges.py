@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from autograd_memory import LiveTensors, MemoryBudgetExceeded, MemoryGauge, format_bytes
+from autograd_memory.formats import display_settings
 from autograd_memory.views import gauges
 from autograd_memory.views.gauges import GaugeStatus
 
@@ -84,7 +85,7 @@ def test_a_loop_faster_than_the_throttle_still_gets_a_final_redraw(monkeypatch):
     for _ in gauge.track(range(50)):
         history.append(torch.zeros(10))
     assert gauge.redraws == 2  # the first sample and the final one
-    value = gauge._widgets["cells"]["live"][1].value
+    value = gauge.widgets.meters["live"].readout.value
     assert format_bytes(2000) in value and "2,000 bytes" in value
 
 
@@ -116,7 +117,7 @@ def test_exception_in_a_track_loop_keeps_the_last_state_and_removes_every_hook(n
     assert gauge.trace.values["live"] == [4000, 8000, 12000]  # steps 0-2 completed
     assert gauge.status is GaugeStatus.LEFT_EARLY
     said = "left the loop during step 4 of 10 (a break, or an exception in the loop body); 3 steps completed"
-    assert said in gauge.model.outcome() and said in gauge._widgets["status"].value
+    assert said in gauge.model.outcome() and said in gauge.widgets.status.value
 
 
 def test_exception_in_a_with_block_is_named_by_the_gauge(nothing_installed):
@@ -140,9 +141,9 @@ def test_crossing_the_budget_stops_the_loop_and_the_gauge_says_why(nothing_insta
     assert gauge.trace.values["live"] == [4000, 8000]
     assert gauge.status is GaugeStatus.OVER_BUDGET and gauge.status.startswith("stopped")
     assert "over the budget of 10.0 kB" in gauge.model.outcome() and "stopped after 2 steps" in gauge.model.outcome()
-    bar = gauge._widgets["cells"]["live"][0]
+    bar = gauge.widgets.meters["live"].bar
     assert bar.bar_style == "danger" and bar.max == 10_000
-    assert "MemoryBudgetExceeded" in gauge._widgets["status"].value
+    assert "MemoryBudgetExceeded" in gauge.widgets.status.value
 
 
 def test_budget_colours_change_as_it_nears():
@@ -159,7 +160,7 @@ def test_meter_missing_on_this_machine_reads_not_available_here(monkeypatch):
     summary = gauge.summary()
     assert [row[1] for row in summary.rows] == ["0 B", "123.0 MB", "not available here", "not available here"]
     assert "not available here" in str(summary) and "not available here" in summary._repr_html_()
-    assert set(gauge._widgets["cells"]) == {"live", "rss"}
+    assert set(gauge.widgets.meters) == {"live", "rss"}
 
 
 def test_every_run_gets_fresh_meters_and_a_fresh_trace():
@@ -245,3 +246,52 @@ def test_a_widget_gauge_without_ipywidgets_says_which_extra_and_leaves_nothing_i
         for _ in gauge.track(range(3)):
             pass
     assert nothing_installed()
+
+
+@pytest.fixture
+def large():
+    """The large display set (what the course's lecture mode switches on), off again after the test."""
+    display_settings.use_large()
+    yield
+    display_settings.use_large(False)
+
+
+@needs_widgets
+def test_in_a_kernel_the_large_display_set_shows_the_gauge_as_html_replaced_in_place(large, monkeypatch):
+    # ipywidgets do not load in jupyterlab-rise's slideshow app; display updates do (tests/browser/test_slideshow.py)
+    monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
+    monkeypatch.setattr(gauges, "_show", lambda obj: None)  # the widget view's summary, below
+    gauge, kept = MemoryGauge(meters=("live", "cuda_allocated")), []
+    for _ in gauge.track(range(3)):
+        kept.append(torch.zeros(250))
+    assert gauge.shown_as == "html" and gauge.widgets is None
+    panel = gauge.view.html()
+    assert f"<span title='{gauge.live.bytes:,} bytes'>" in panel and f"font-size:{display_settings.WIDGET_PX}px" in panel
+    assert "amlab-gauge-row amlab-gauge-live" in panel and "finished" in panel
+    assert "not available here" not in panel and ("amlab-gauge-cuda_allocated" in panel) == torch.cuda.is_available(), (
+        "on a slide a gauge shows only the meters this machine has")
+    assert gauge.view.bundle()["text/plain"] == str(gauge.summary()), "the last frame reads as the summary in text"
+    display_settings.use_large(False)
+    plain = MemoryGauge(meters=("live",))
+    with plain:
+        plain.sample()
+    assert plain.shown_as == "widget", "outside the large display set a kernel shows the widgets"
+    plain = MemoryGauge(meters=("live",), mode="widget")
+    with plain:
+        plain.sample()
+    assert plain.widgets.meters["live"].readout.style.font_size is None
+    assert "font-size" not in plain.summary()._repr_html_()
+
+
+def test_gauges_shown_twice_by_one_cell_run_get_numbered_titles(monkeypatch):
+    class Shell:
+        execution_count = 7
+
+    monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
+    monkeypatch.setattr(gauges, "_titles_shown", {})
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
+    assert [gauges._unique_title("keeps x") for _ in range(3)] == ["keeps x", "keeps x (2)", "keeps x (3)"]
+    Shell.execution_count = 8
+    assert gauges._unique_title("keeps x") == "keeps x", "a new cell run starts the count again"

@@ -5,7 +5,7 @@ import re
 import pytest
 import torch
 
-from autograd_memory import GraphMemory
+from autograd_memory import GraphMemory, Kind
 from autograd_memory.formats.display_settings import MIN_PX, use_large
 from autograd_memory.views.graphs import NoGraphError, graph_table, lifecycle, show_graph
 from autograd_memory.views.zoom import zoomable, zoomable_html
@@ -312,3 +312,16 @@ def test_numbers_and_empty_input_get_a_clear_error():
         graph_table(loss.item())
     with pytest.raises(ValueError, match="no tensors given"):
         graph_table([])
+
+
+def test_a_frozen_parameter_is_a_parameter_in_the_table_as_under_the_meter():
+    """One rule picks the kind (Kind.of): a weight with requires_grad=False, saved as a view (Linear's weight.t()),
+    is a parameter with or without GraphMemory, with or without ``params``."""
+    layer, x = torch.nn.Linear(3, 2), torch.ones(4, 3, requires_grad=True)
+    layer.weight.requires_grad_(False)
+    with GraphMemory() as graph:
+        y = layer(x).tanh().sum()
+    plain = layer(x).tanh().sum()
+    assert graph_table(plain).by_kind == graph_table(y).by_kind == graph.by_kind == {
+        "parameters": 3 * 2 * 4, "inputs": 0, "activations": 4 * 2 * 4}
+    assert all(isinstance(slot.kind, Kind) for node in graph_table(plain).nodes for slot in node.saved)

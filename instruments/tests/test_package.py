@@ -5,6 +5,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 import autograd_memory
 
 PACKAGE = pathlib.Path(autograd_memory.__file__).parent
@@ -61,3 +63,27 @@ def test_the_folders_and_the_light_layers_import_no_torch():
             "print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert len(folders) == 5 and result.stdout.strip() == "[]", (light, result.stdout, result.stderr)
+
+
+def test_the_public_api_type_hints_resolve():
+    """Every hint on a public name's signature (functions, and classes' methods and properties) names something real:
+    ``typing.get_type_hints`` resolves it (matplotlib's types, imported for type checkers only, given here)."""
+    import inspect
+    import typing
+
+    matplotlib = pytest.importorskip("matplotlib.figure", reason="the `plots` extra")
+    names = {"Figure": matplotlib.Figure, "Axes": pytest.importorskip("matplotlib.axes").Axes}
+    unresolved = []
+    for name in autograd_memory.__all__:
+        public = getattr(autograd_memory, name)
+        if not callable(public) or inspect.ismodule(public):
+            continue
+        members = [public] if not inspect.isclass(public) else [
+            getattr(member, "fget", member) for member in vars(public).values()
+            if inspect.isfunction(member) or isinstance(member, property)]
+        for member in members:
+            try:
+                typing.get_type_hints(member, localns=names)
+            except Exception as error:  # noqa: BLE001  any failure to resolve is the finding
+                unresolved.append(f"{name}: {member.__qualname__}: {error!r}")
+    assert not unresolved, unresolved

@@ -29,3 +29,17 @@ def test_ipython_shows_the_text_form_not_the_dataclass_repr():
     pretty = pytest.importorskip("IPython.lib.pretty", reason="IPython's printer").pretty
     shown = Table(("a",), [("1",)])
     assert isinstance(shown, ShowsAsText) and pretty(shown) == str(shown)
+
+
+def test_html_escapes_cells_aligns_them_and_keeps_raw_columns_as_they_are():
+    table = Table(("name", "picture"), [("a<b", "<svg></svg>")], align="lr", caption="x & y")
+    page = table.html("class='t'", raw=(1,))
+    assert page.startswith("<table class='t'><thead><tr><th>name</th><th>picture</th></tr></thead>")
+    assert "<td style='text-align:left'>a&lt;b</td><td style='text-align:right'><svg></svg></td>" in page
+    assert page.endswith("<caption style='caption-side:bottom'>x &amp; y</caption></table>")
+    titled = table.html(title="<b>run</b>")
+    assert titled.count("<caption") == 1 and "<caption style='text-align:left'><b>run</b><br>x &amp; y</caption>" in titled
+
+
+def test_html_leaves_out_a_header_of_empty_cells():
+    assert Table(("", ""), [("label", "1 B")]).html().startswith("<table><tbody><tr>")

@@ -37,7 +37,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]  # run as a s
 
 from tools import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
-from autograd_memory.formats.display_settings import MIN_PX  # noqa: E402
+from autograd_memory import display_settings  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"
@@ -184,7 +184,7 @@ def measure_notebook(page, lab, name, shots=None, tag=""):
         found = page.evaluate(MEASURE)
         for graph in found["graphs"]:  # a graph drawn with labels too small to read: read it as a click enlarges it
             graph["px"] = round(graph["px"], 1)
-            if graph["zoom"] is not None and graph["px"] < MIN_PX:
+            if graph["zoom"] is not None and graph["px"] < display_settings.MIN_PX:
                 pictures = page.locator(f"{PRESENT} .jp-OutputArea .amlab-zoomable")
                 shot = shots and shots / f"{Path(name).stem}_{tag}_{slide_id}_zoom{graph['zoom']}.png"
                 graph["zoomed_px"] = zoomed_label_px(page, pictures.nth(graph["zoom"]), shot)

@@ -3,7 +3,7 @@ import pytest
 
 from course_utils.checks import ExerciseFailed
 from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
-from autograd_memory.diagnosing.leaks import find_leaks
+from autograd_memory import find_leaks
 
 
 def test_the_clinic_has_at_least_four_mysteries_and_each_one_leaks():

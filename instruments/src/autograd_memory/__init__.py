@@ -15,29 +15,37 @@ __version__ = "0.1.0"
 
 # public name -> the module that defines it, by layer
 PUBLIC = {
-    **dict.fromkeys(["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory"], "measuring.meters"),
+    **dict.fromkeys(["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "Kind", "device_memory"], "measuring.meters"),
     **dict.fromkeys(["measure", "Report", "run_metered", "time_call"], "measuring.measurement"),
     **dict.fromkeys(["memory_budget", "MemoryBudgetExceeded"], "measuring.budget"),
-    **dict.fromkeys(["Trace", "NotFlatError"], "measuring.trace"),
+    **dict.fromkeys(["Trace", "NotFlatError", "convergence_order"], "measuring.trace"),
     **dict.fromkeys(["show_graph", "graph_table", "lifecycle", "GraphTable", "NoGraphError"], "views.graphs"),
-    "zoomable": "views.zoom", "MemoryGauge": "views.gauges", "plot_trace": "views.plots", "compare_traces": "views.plots",
+    **dict.fromkeys(["plot_trace", "compare_traces", "log_axis", "log_bytes"], "views.plots"),
+    "zoomable": "views.zoom", "MemoryGauge": "views.gauges",
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
-    "format_bytes": "formats.units", "Table": "formats.tables",
+    "LIBRARY_DIRS": "diagnosing",  # no torch: the course adds its folder before anything runs
+    "format_bytes": "formats.units", **dict.fromkeys(["Table", "ShowsAsText"], "formats.tables"),
+    "GRAPHVIZ_INSTALL": "optional.extras", "PROBES": "seams.drift",
 }
-__all__ = sorted(PUBLIC)
+# public name -> a whole module: the display settings a course switches (``am.display_settings.use_large()``)
+MODULES = {"display_settings": "formats.display_settings"}
+__all__ = sorted(PUBLIC.keys() | MODULES.keys())
 
 
 def __getattr__(name):
-    if name not in PUBLIC:
+    if name in MODULES:
+        value = import_module(f"{__name__}.{MODULES[name]}")
+    elif name in PUBLIC:
+        value = getattr(import_module(f"{__name__}.{PUBLIC[name]}"), name)
+    else:
         raise AttributeError(f"module 'autograd_memory' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{PUBLIC[name]}"), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(PUBLIC))
+    return sorted(set(globals()) | set(__all__))
 
 
 def load_ipython_extension(ipython):

@@ -1,4 +1,4 @@
-"""For your tests: a training step that must not leak.
+"""For your tests: a training step that must not leak, and no instrument left installed.
 
 >>> import torch
 >>> from autograd_memory.testing import assert_no_leak
@@ -12,8 +12,9 @@ Traceback (most recent call last):
 AssertionError: the step leaks: find_leaks: 5 steps after 1 warm-up: live tensors +400 B/step...
 """
 from .diagnosing.leaks import find_leaks
+from .seams import torch_internals
 
-__all__ = ["assert_no_leak"]
+__all__ = ["assert_no_leak", "nothing_installed"]
 
 
 def assert_no_leak(step, steps: int = 5, warmup: int = 1):
@@ -23,3 +24,17 @@ def assert_no_leak(step, steps: int = 5, warmup: int = 1):
     if report.rows:
         raise AssertionError(f"the step leaks: {report}")
     return report
+
+
+def nothing_installed() -> bool:
+    """True when no dispatch mode and no saved-tensor hooks are installed: what every meter leaves behind once it
+    exits, however it exits (a test's check after an exception).
+
+    >>> from autograd_memory import GraphMemory
+    >>> with GraphMemory():
+    ...     nothing_installed()
+    False
+    >>> nothing_installed()
+    True
+    """
+    return torch_internals.current_dispatch_mode() is None and torch_internals.top_saved_tensor_hooks() is None

@@ -25,6 +25,7 @@ import gc
 import html
 import sys
 from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 import psutil  # noqa: F401  read by process_rss; imported here so that the first find_leaks call is not the one to pay for it
 
@@ -91,16 +92,16 @@ class LeakRow:
     holder_note: str = ""  # where the holder's first name lives: "a variable of make_step()"
 
     @property
-    def where(self):
+    def where(self) -> str:
         if isinstance(self.site, str):
             return f"{self.site} (made before find_leaks ran)"
         return source_location(*self.site)
 
     @property
-    def code(self):
+    def code(self) -> str:
         return self.note if isinstance(self.site, str) else source_text(*self.site)
 
-    def grows(self):
+    def grows(self) -> str:
         """What grows, per step: bytes (and how many tensors), graph nodes."""
         parts = []
         if self.bytes_per_step:
@@ -109,7 +110,7 @@ class LeakRow:
             parts.append(f"+{_number(self.nodes_per_step)} graph nodes/step")
         return ", ".join(parts)
 
-    def made(self):
+    def made(self) -> str:
         """Where it was made: the line, the phase inside it, and the call site of a helper."""
         phases = [f"{'forward' if phase == '' else phase} +{format_bytes(n)}" for phase, n in self.phases.items() if n]
         inside = f" [{', '.join(phases)}]" if len(phases) > 1 or (phases and not phases[0].startswith("forward")) else ""
@@ -163,15 +164,15 @@ class LeakReport(ShowsAsText):
     rss_changes: tuple = (0, 0)
 
     @property
-    def top(self):
+    def top(self) -> Optional[LeakRow]:
         return self.rows[0] if self.rows else None
 
-    def headline(self):
+    def headline(self) -> str:
         return (f"find_leaks: {self.steps} steps after {self.warmup} warm-up: live tensors "
                 f"{format_bytes(self.bytes_per_step, signed=True)}/step, graph nodes {self.nodes_per_step:+g}/step; "
                 f"{len(self.rows)} leak(s)" + (f", {len(self.bounded)} bounded" if self.bounded else ""))
 
-    def os_view(self):
+    def os_view(self) -> str:
         low, high = self.rss_changes
         return (f"the OS's view (used for no row): process RSS {format_bytes(self.rss_per_step, signed=True)}/step, "
                 f"its step-to-step changes from {format_bytes(low, signed=True)} to {format_bytes(high, signed=True)} "
@@ -211,7 +212,7 @@ class LeakReport(ShowsAsText):
                 f"{os_view if large else f'<small>{os_view}</small>'}</caption><thead><tr><th>what grows</th>"
                 f"<th>where it was made</th><th>what keeps it</th><th>the fix</th></tr></thead>{body}</table>")
 
-    def assert_flat(self):
+    def assert_flat(self) -> None:
         """Raise :class:`~autograd_memory.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass)."""
         if self.rows:
             top = "\n".join(_indent(row) for row in self.rows[:3])
@@ -222,7 +223,8 @@ def _indent(row):
     return "\n".join("  " + line for line in str(row).splitlines())
 
 
-def find_leaks(step, steps=5, warmup=1, *, max_nodes=100_000, max_objects=MAX_OBJECTS):
+def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_nodes: int = 100_000,
+               max_objects: int = MAX_OBJECTS) -> LeakReport:
     """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
 
     Each :class:`LeakRow` reads: what grows (bytes per step, exactly, and graph nodes per step); where

@@ -1,7 +1,8 @@
 """One small table type for everything the instruments print as rows and columns, and the mixin that shows it.
 
 A :class:`Table` prints as aligned plain text (terminals, ``print``, doctests) and shows as a Markdown table
-in a notebook, so its cells may hold Markdown (``**false**``, ```code```). :class:`ShowsAsText` gives any
+in a notebook, so its cells may hold Markdown (``**false**``, ```code```); :meth:`Table.html` writes it as HTML for
+the objects that display as HTML (a report, a gauge's summary, a graph's table). :class:`ShowsAsText` gives any
 object with a ``__str__`` the same look in IPython's plain-text display.
 
 >>> table = Table(("meter", "bytes"), [("live", "4.0 kB"), ("saved", "0 B")], align="lr", caption="one step")
@@ -22,6 +23,7 @@ With the large display set (:func:`~autograd_memory.formats.display_settings.use
 ``lecture_style()`` switches on) a table *displays* (Markdown, IPython's text) only its
 ``key_rows``, or its first ``display_settings.TABLE_ROWS`` rows, and then a line "… N more rows"; ``str()`` stays whole.
 """
+import html as html_text
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -117,3 +119,25 @@ class Table(ShowsAsText):
                  "|" + "|".join(":---" if a == "l" else "---:" for a in self.align) + "|"]
         lines += ["| " + " | ".join(map(escape, row)) + " |" for row in rows]
         return "\n".join(lines + [line for text in (more, self.caption) if text for line in ("", text)])
+
+    def html(self, attributes: str = "", title: str = "", raw: Sequence[int] = ()) -> str:
+        """The whole table as HTML (every row, as ``str()``): a header row (none if its cells are all empty), each cell aligned as ``align`` says and
+        escaped, except the columns whose indices are in ``raw`` (cells that are HTML already: a picture), the
+        ``caption`` under it. ``attributes`` go into the ``<table>`` tag (``"class='x' style='y'"``); ``title``, HTML,
+        is a caption above it instead (the ``caption`` on its next line).
+
+        >>> print(Table(("meter", "bytes"), [("live", "<4 kB>")], align="lr", caption="one step").html())
+        <table><thead><tr><th>meter</th><th>bytes</th></tr></thead><tbody><tr><td style='text-align:left'>live</td><td style='text-align:right'>&lt;4 kB&gt;</td></tr></tbody><caption style='caption-side:bottom'>one step</caption></table>
+        """
+        side = {"l": "left", "r": "right"}
+        head = "".join(f"<th>{html_text.escape(str(cell))}</th>" for cell in self.header)
+        head = f"<thead><tr>{head}</tr></thead>" if any(str(cell) for cell in self.header) else ""  # all empty: none
+        body = "".join("<tr>" + "".join(
+            f"<td style='text-align:{side[a]}'>{cell if i in raw else html_text.escape(str(cell))}</td>"
+            for i, (cell, a) in enumerate(zip(row, self.align))) + "</tr>" for row in self.rows)
+        caption = html_text.escape(self.caption)
+        if title:  # one caption per table: the title above, the caption on its next line
+            caption = f"<caption style='text-align:left'>{title}{'<br>' + caption if caption else ''}</caption>"
+        elif caption:
+            caption = f"<caption style='caption-side:bottom'>{caption}</caption>"
+        return f"<table{' ' + attributes if attributes else ''}>{head}<tbody>{body}</tbody>{caption}</table>"

@@ -23,7 +23,7 @@ class MemoryBudgetExceeded(RuntimeError):
     ``reached`` and ``budget`` are in bytes, ``op`` names the operation that crossed the line.
     """
 
-    def __init__(self, reached, budget, op, hint=DEFAULT_HINT):
+    def __init__(self, reached: int, budget: int, op: object, hint: str = DEFAULT_HINT):
         self.reached, self.budget, self.op, self.hint = reached, budget, str(op), hint
         super().__init__(
             f"Memory budget exceeded: {format_bytes(reached)} of live tensors > budget {format_bytes(budget)} "
@@ -42,7 +42,7 @@ class memory_budget(LiveTensors):
 
     _what = "budget"
 
-    def __init__(self, max_bytes, hint=DEFAULT_HINT):
+    def __init__(self, max_bytes: int, hint: str = DEFAULT_HINT):
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float)):
             raise TypeError(f"memory_budget needs the budget as a number of bytes, got {max_bytes!r}; "
                             "e.g. memory_budget(1e9) for 1 GB or memory_budget(2**30) for 1 GiB")

@@ -15,11 +15,11 @@ True
 import gc
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import torch
 
-from ..formats.tables import ShowsAsText
+from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
 from ..seams import torch_internals as internals
 from .meters import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory
@@ -42,7 +42,7 @@ class Report(ShowsAsText):
     result: object = None
     note: str = ""
 
-    def rows(self):
+    def rows(self) -> list[tuple[str, str]]:
         """(label, value as text) pairs, in reading order."""
         rows = [
             ("peak of live tensors", format_bytes(self.peak_bytes)),
@@ -65,10 +65,7 @@ class Report(ShowsAsText):
         return "\n".join(lines)
 
     def _repr_html_(self):
-        body = "".join(f"<tr><td style='text-align:left'>{label}</td><td style='text-align:right'>{value}</td></tr>"
-                       for label, value in self.rows())
-        note = f"<caption style='caption-side:bottom'>{self.note}</caption>" if self.note else ""
-        return f"<table><thead><tr><th colspan=2>measure({self.name})</th></tr></thead>{body}{note}</table>"
+        return Table((f"measure({self.name})", ""), self.rows(), align="lr", caption=self.note).html()
 
 
 class Metered(NamedTuple):
@@ -81,7 +78,7 @@ class Metered(NamedTuple):
     seconds: float
 
 
-def run_metered(fn, *args, **kwargs):
+def run_metered(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> "Metered":
     """Run ``fn`` under fresh :class:`LiveTensors` and :class:`GraphMemory` meters: a :class:`Metered`
     ``(live, graph, result, seconds)``.
 
@@ -113,7 +110,7 @@ def run_metered(fn, *args, **kwargs):
     return Metered(live, None, result, seconds)
 
 
-def measure(fn, *args, keep_result=False, **kwargs):
+def measure(fn: Callable[..., Any], *args: Any, keep_result: bool = False, **kwargs: Any) -> Report:
     """Run ``fn(*args, **kwargs)`` under :class:`LiveTensors` and :class:`GraphMemory` and report.
 
     The report has the peak, the bytes held while the result lives, the saved bytes, and the bytes

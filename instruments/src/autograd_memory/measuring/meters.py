@@ -22,6 +22,7 @@ an interrupt cuts short is redone from the meter's own records at the next readi
 >>> live.bytes
 0
 """
+import enum
 import functools
 import os
 import signal
@@ -40,7 +41,7 @@ from ..seams.torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
 _STRIDED = torch.strided
 _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage
 
-__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "process_rss", "KINDS", "Saved", "tensors_in"]
+__all__ = ["LiveTensors", "GraphMemory", "GraphMemoryUnsupported", "device_memory", "process_rss", "Kind", "Saved", "tensors_in"]
 
 
 def tensors_in(value, found=None):
@@ -495,7 +496,42 @@ _UNSUPPORTED = (
     "graph's included), or run measure(fn), which falls back to LiveTensors by itself."
 )
 
-KINDS = ("parameters", "inputs", "activations")  # what GraphMemory files a saved storage under (_kind)
+class Kind(enum.StrEnum):
+    """What a saved storage is to the graph: the split of ``GraphMemory.by_kind`` and of ``graph_table``'s kind
+    column. A ``str`` (``Kind.INPUTS == "inputs"``), so ``by_kind["inputs"]`` reads it.
+
+    ``parameters``: weights the graph refers to (they cost nothing extra); ``inputs``: leaves that require grad and
+    tensors that existed before; ``activations``: what the forward pass made and the graph keeps alive.
+    """
+
+    PARAMETERS = "parameters"
+    INPUTS = "inputs"
+    ACTIVATIONS = "activations"
+
+    @classmethod
+    def of(cls, tensor, made_inside) -> "Kind":
+        """The one rule: activations when the tensor (or the tensor it views) was computed in a graph (a
+        ``grad_fn``); parameters for an ``nn.Parameter`` (or a view of one); inputs for a leaf that requires grad.
+        Otherwise where it was made decides: ``made_inside`` (a bool, or a function of nothing asked only then)
+        tells activations (made by the forward pass: a dropout mask, max-pool indices) from inputs (data).
+
+        >>> w = torch.nn.Parameter(torch.ones(2))
+        >>> [Kind.of(t, made_inside=False) for t in (w, w.exp(), torch.ones(2, requires_grad=True))]
+        [<Kind.PARAMETERS: 'parameters'>, <Kind.ACTIVATIONS: 'activations'>, <Kind.INPUTS: 'inputs'>]
+        >>> Kind.of(torch.ones(2), made_inside=True), Kind.of(torch.ones(2), made_inside=lambda: False)
+        (<Kind.ACTIVATIONS: 'activations'>, <Kind.INPUTS: 'inputs'>)
+        """
+        base = tensor._base if tensor._base is not None else tensor
+        if base.grad_fn is not None:  # first: the usual case, and a Parameter never has one (isinstance is Python)
+            return _ACTIVATIONS
+        if isinstance(base, torch.nn.Parameter):
+            return _PARAMETERS
+        if base.requires_grad:
+            return _INPUTS
+        return _ACTIVATIONS if (made_inside() if callable(made_inside) else made_inside) else _INPUTS
+
+
+_PARAMETERS, _INPUTS, _ACTIVATIONS = Kind  # plain names: the saved-tensor hook reads them at every pack
 
 
 def _alias(tensor):
@@ -582,7 +618,7 @@ class GraphMemory(_Meter):
         super().__init__()
         self._slots = {}  # id(storage) -> [slots alive, nbytes, kind]
         self._held = {}  # id(weakref to a Saved) -> (that weakref, id(storage)): the records _rebuild trusts
-        self._by_kind = dict.fromkeys(KINDS, 0)
+        self._by_kind = dict.fromkeys(map(str, Kind), 0)  # plain str keys (a Kind finds its own: same hash)
         self._hooks = None
         self._counting = [self]  # this meter and the GraphMemory meters it is nested in
         self._births = None  # a LiveTensors meter that knows which storages were made inside
@@ -633,20 +669,14 @@ class GraphMemory(_Meter):
         return False
 
     def _kind(self, tensor, key):
-        """parameters: an ``nn.Parameter`` (or a view of one); activations: computed inside the graph,
-        or made inside the meter; inputs: leaves that require grad, tensors that existed before (or were tracked)."""
-        base = tensor._base if tensor._base is not None else tensor
-        if base.grad_fn is not None:  # first: the usual case, and a Parameter never has one (isinstance is Python)
-            return "activations"
-        if isinstance(base, torch.nn.Parameter):
-            return "parameters"
-        if base.requires_grad:
-            return "inputs"
+        """The :meth:`Kind.of` a saved tensor whose first storage is ``key``: made inside means made after this meter
+        began, as the LiveTensors meter it is nested in (or runs itself) saw it."""
+        return Kind.of(tensor, made_inside=lambda: self._made_inside(key))
+
+    def _made_inside(self, key):
         births = self._births
         # an id alone is not a storage (ids are reused): born before means the same record as at the start
-        if births is not None and births._born_inside(key) and self._born_before.get(key) is not births._refs[key]:
-            return "activations"
-        return "inputs"
+        return births is not None and births._born_inside(key) and self._born_before.get(key) is not births._refs[key]
 
     def _pack(self, tensor):
         storages = internals.storages_of(tensor)
@@ -710,7 +740,7 @@ class GraphMemory(_Meter):
         self._held = {ref_id: (ref, key) for ref_id, (ref, key) in self._held.items() if ref() is not None}
         alive = Counter(key for _ref, key in self._held.values())
         self._slots = {key: [alive[key], slot[1], slot[2]] for key, slot in self._slots.items() if alive[key]}
-        self._by_kind = dict.fromkeys(KINDS, 0)
+        self._by_kind = dict.fromkeys(map(str, Kind), 0)
         for _count, nbytes, kind in self._slots.values():
             self._by_kind[kind] += nbytes
         self._bytes = sum(self._by_kind.values())
@@ -718,13 +748,13 @@ class GraphMemory(_Meter):
         self._stale = False
 
     @property
-    def by_kind(self):
+    def by_kind(self) -> dict[str, int]:
         """Bytes saved and alive, split into parameters, inputs and activations."""
         self._settle()
         return dict(self._by_kind)
 
     @property
-    def count(self):
+    def count(self) -> int:
         """Number of saved slots alive (a storage saved by three nodes counts three times here)."""
         self._settle()
         return sum(slot[0] for slot in self._slots.values())

@@ -29,10 +29,12 @@ import enum
 import html
 import time
 import weakref
+from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
 import torch
 
 from ..formats import display_settings
+from ..formats.tables import Table
 from ..formats.units import format_bytes
 from ..measuring.budget import memory_budget
 from ..measuring.meter_registry import EXACT, METERS
@@ -42,7 +44,7 @@ from ..optional.extras import require
 from ..optional.ipython_internals import in_kernel as _in_kernel
 from ..optional.ipython_internals import shell as _shell
 
-__all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary"]
+__all__ = ["MemoryGauge", "GaugeModel", "GaugeStatus", "GaugeSummary", "GaugeWidgets", "MeterWidgets"]
 
 LIVE_ONLY = "amlab_live_only"  # output metadata: a view only a live kernel shows (tools/handouts.py drops it)
 GROWTH_WINDOW = 1000  # the status line's growth per step looks at most this many samples back
@@ -333,14 +335,24 @@ class GaugeModel:
         return GaugeSummary(self.shown_title or self.title, rows, self.status_line())
 
 
-class _WidgetView:
-    """The ipywidgets panel of a :class:`GaugeModel`: a row per meter, a status line."""
+class MeterWidgets(NamedTuple):
+    """The widgets of one meter's row in a gauge's widget view."""
+
+    bar: Any  # an ipywidgets FloatProgress: the reading against the row's scale, coloured by the budget's share
+    readout: Any  # HTML: the last reading (its exact bytes in the title)
+    peak: Any  # HTML: "peak 4.0 kB"
+    sparkline: Any  # HTML: the reading's history, an SVG
+
+
+class GaugeWidgets:
+    """The ipywidgets panel of a :class:`GaugeModel`, by its named parts: ``meters`` (a :class:`MeterWidgets` per
+    meter this machine has, by name), ``status`` (the status line) and ``box`` (the whole panel)."""
 
     def __init__(self, model):
         w = require("ipywidgets", "the gauge's widget view")
 
         self.model = model
-        self.cells = {}
+        self.meters = {}
         # ipywidgets' own font-size style; the em widths below grow with it (lecture mode: readable on a projector)
         text = {"style": {"font_size": f"{display_settings.WIDGET_PX}px"}} if display_settings.is_large() else {}
         rows = []
@@ -350,11 +362,12 @@ class _WidgetView:
                 na = w.HTML("<i>not available here</i>", **text).add_class("amlab-gauge-na")
                 rows.append(w.HBox([label, na]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
                 continue
-            self.cells[name] = (w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
-                                w.HTML(layout=w.Layout(width="7em"), **text).add_class("amlab-gauge-value"),
-                                w.HTML(layout=w.Layout(width="9em"), **text).add_class("amlab-gauge-peak"),
-                                w.HTML(**text).add_class("amlab-gauge-spark"))
-            rows.append(w.HBox([label, *self.cells[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
+            self.meters[name] = MeterWidgets(
+                bar=w.FloatProgress(value=0, min=0, max=1, layout=w.Layout(width="14em")),
+                readout=w.HTML(layout=w.Layout(width="7em"), **text).add_class("amlab-gauge-value"),
+                peak=w.HTML(layout=w.Layout(width="9em"), **text).add_class("amlab-gauge-peak"),
+                sparkline=w.HTML(**text).add_class("amlab-gauge-spark"))
+            rows.append(w.HBox([label, *self.meters[name]]).add_class("amlab-gauge-row").add_class(f"amlab-gauge-{name}"))
         title = w.HTML(f"<b>{html.escape(model.shown_title)}</b>", **text)
         self.status = w.HTML(**text).add_class("amlab-gauge-status")
         self.box = w.VBox([title, *rows, self.status]).add_class("amlab-gauge")
@@ -367,11 +380,11 @@ class _WidgetView:
 
     def redraw(self):
         model = self.model
-        for name, (bar, value, peak, spark) in self.cells.items():
+        for name, parts in self.meters.items():
             row = _Row(model, name)
-            with bar.hold_sync():
-                bar.max, bar.value, bar.bar_style = row.scale, min(row.last or 0, row.scale), row.level
-            value.value, peak.value, spark.value = row.value_html, row.peak_text, row.spark
+            with parts.bar.hold_sync():
+                parts.bar.max, parts.bar.value, parts.bar.bar_style = row.scale, min(row.last or 0, row.scale), row.level
+            parts.readout.value, parts.peak.value, parts.sparkline.value = row.value_html, row.peak_text, row.spark
         self.status.value = _status_html(model)
 
 
@@ -501,7 +514,8 @@ class MemoryGauge:
     shown by a view.
     """
 
-    def __init__(self, meters=tuple(METERS), budget=None, title="Memory", max_redraws_per_second=10, mode="auto"):
+    def __init__(self, meters: Sequence[str] = tuple(METERS), budget: Optional[int] = None, title: str = "Memory",
+                 max_redraws_per_second: float = 10, mode: str = "auto"):
         if max_redraws_per_second <= 0:
             raise ValueError(f"max_redraws_per_second must be positive, got {max_redraws_per_second}")
         if mode not in ("auto", "widget", "html", "text"):
@@ -510,7 +524,7 @@ class MemoryGauge:
         self.min_interval = 1.0 / max_redraws_per_second
         self.mode = mode
         self.redraws = 0
-        self.view = None  # a _WidgetView or _HtmlView while a kernel shows the gauge
+        self.view = None  # a GaugeWidgets or _HtmlView while a kernel shows the gauge
         self._next_draw = float("-inf")
 
     # the model's state, read through the gauge
@@ -523,11 +537,18 @@ class MemoryGauge:
     status = property(lambda self: self.model.status, doc="A :class:`GaugeStatus`.")
 
     @property
-    def _widgets(self):
-        return {"cells": self.view.cells, "status": self.view.status} if isinstance(self.view, _WidgetView) else None
+    def widgets(self) -> Optional[GaugeWidgets]:
+        """The widget view's named parts (:class:`GaugeWidgets`: ``gauge.widgets.meters["live"].readout``,
+        ``gauge.widgets.status``) while the gauge shows as widgets, else None."""
+        return self.view if isinstance(self.view, GaugeWidgets) else None
+
+    @property
+    def shown_as(self) -> str:
+        """How the last run showed: ``"widget"``, ``"html"`` (replaced in place) or ``"text"`` (a summary only)."""
+        return {GaugeWidgets: "widget", _HtmlView: "html"}.get(type(self.view), "text")
 
     # ------------------------------------------------------------ driving it
-    def include(self, *items):
+    def include(self, *items: Any) -> "MemoryGauge":
         """Count tensors or ``nn.Module`` s that existed before the loop in the live meter (weakly held).
 
         Returns the gauge: ``for x in gauge.include(model, data).track(loader):``.
@@ -535,7 +556,7 @@ class MemoryGauge:
         self.model.include(*items)
         return self
 
-    def track(self, iterable, total=None):
+    def track(self, iterable: Iterable, total: Optional[int] = None) -> Iterable:
         """Yield the items of ``iterable`` with the gauge running; sample after each step's body."""
         if total is None and hasattr(iterable, "__len__"):
             total = len(iterable)
@@ -549,13 +570,13 @@ class MemoryGauge:
         if view == "auto":
             view = ("html" if display_settings.is_large() else "widget") if _in_kernel() else "text"
         try:
-            self.view = {"widget": _WidgetView, "html": _HtmlView}[view](self.model) if view != "text" else None
+            self.view = {"widget": GaugeWidgets, "html": _HtmlView}[view](self.model) if view != "text" else None
         except BaseException as error:  # e.g. ipywidgets not installed: the meters must not stay installed
             self.model.stop(type(error), error, error.__traceback__)
             raise
         return self
 
-    def sample(self, step=None, label=None):
+    def sample(self, step: Optional[int] = None, label: Optional[str] = None) -> None:
         """Record the meters after a step (``step`` defaults to the last one plus one); redraw if due."""
         now = _now() if self.model.running else None
         due = now is not None and now >= self._next_draw
@@ -581,7 +602,7 @@ class MemoryGauge:
         if self.view is not None:
             self.view.redraw()
 
-    def summary(self):
+    def summary(self) -> "GaugeSummary":
         """The static summary of the last run: HTML table in a notebook, aligned text elsewhere."""
         return self.model.summary()
 
@@ -598,18 +619,13 @@ class GaugeSummary:
         self.title, self.rows, self.status = title, rows, status
 
     def __str__(self):
-        table = [self.HEADER] + [row[:4] for row in self.rows]
-        widths = [max(len(row[i]) for row in table) for i in range(4)]
-        lines = [f"{self.title}: {self.status}"]
-        lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in table]
-        return "\n".join(lines)
+        table = str(Table(self.HEADER, [row[:4] for row in self.rows]))
+        return "\n".join([f"{self.title}: {self.status}"] + ["  " + line for line in table.splitlines()])
 
     __repr__ = __str__
 
     def _repr_html_(self):
-        head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
-        body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
-                                        for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
         size = f" style='font-size:{display_settings.WIDGET_PX}px'" if display_settings.is_large() else ""
-        return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
-                f"{html.escape(self.status)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        table = Table((*self.HEADER, "history"), self.rows, align="lrrrr")
+        return table.html(f"class='amlab-gauge-summary'{size}",
+                          title=f"<b>{html.escape(self.title)}</b>: {html.escape(self.status)}", raw=(4,))

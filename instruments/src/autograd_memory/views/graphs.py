@@ -30,13 +30,14 @@ import shutil
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence, Union
 
 import torch
 
 from ..formats import display_settings
 from ..formats.tables import ShowsAsText, Table
 from ..formats.units import format_bytes
-from ..measuring.meters import KINDS, GraphMemory, Saved, reading_saved_for_display
+from ..measuring.meters import GraphMemory, Kind, Saved, reading_saved_for_display
 from ..optional.extras import GRAPHVIZ_INSTALL, require
 from ..seams import torch_internals as internals
 from .zoom import zoomable_html
@@ -44,6 +45,7 @@ from .zoom import zoomable_html
 __all__ = ["graph_table", "show_graph", "lifecycle", "GraphTable", "GraphNode", "SavedSlot", "GraphView",
            "GraphLifecycle", "NoGraphError", "MAX_NODES", "MAX_WALK"]
 
+Outputs = Union[torch.Tensor, Sequence[torch.Tensor], Mapping[str, torch.Tensor]]  # what the graph views draw from
 MAX_NODES = 300  # above this, show_graph summarises instead of drawing
 MAX_WALK = 10_000  # graph_table reads at most this many nodes: walking (and later freeing) a huge graph
 #                    with a Python object per node can overflow the C stack and kill the kernel
@@ -74,7 +76,7 @@ class SavedSlot:
     shape: tuple = None
     dtype: str = None
     nbytes: int = None
-    kind: str = None  # parameters / inputs / activations, as GraphMemory splits them
+    kind: Kind = None  # parameters / inputs / activations, as GraphMemory splits them
     counted: bool = False
 
 
@@ -105,7 +107,8 @@ class GraphNode:
 class GraphTable(ShowsAsText):
     """The nodes behind some outputs, what each saved, and totals. Built by :func:`graph_table`."""
 
-    def __init__(self, nodes, outputs, total_bytes, by_kind, truncated=False):
+    def __init__(self, nodes: list[GraphNode], outputs: list[tuple[str, int, tuple]], total_bytes: int,
+                 by_kind: dict[str, int], truncated: bool = False):
         self.nodes = nodes
         self.outputs = outputs  # [(label, index of its grad_fn node, shape)]
         self.total_bytes = total_bytes  # alive saved storages, each counted once
@@ -113,27 +116,27 @@ class GraphTable(ShowsAsText):
         self.truncated = truncated  # the walk stopped at max_nodes: the graph has more
 
     @property
-    def node_count(self):
+    def node_count(self) -> int:
         return len(self.nodes)
 
     @property
-    def leaf_count(self):
+    def leaf_count(self) -> int:
         return sum(node.leaf is not None for node in self.nodes)
 
     @property
-    def freed_count(self):
+    def freed_count(self) -> int:
         """Saved slots that backward has freed."""
         return sum(slot.state == _FREED for node in self.nodes for slot in node.saved)
 
-    def op_counts(self):
+    def op_counts(self) -> list[tuple[str, int]]:
         """How many nodes of each op, most frequent first."""
         return Counter(node.op for node in self.nodes).most_common()
 
-    def top_nodes(self, n=10):
+    def top_nodes(self, n: int = 10) -> list[GraphNode]:
         """The ``n`` nodes that keep the most bytes alive."""
         return sorted((node for node in self.nodes if node.nbytes), key=lambda node: -node.nbytes)[:n]
 
-    def caption(self):
+    def caption(self) -> str:
         leaves = f"{self.leaf_count} leaf" if self.leaf_count == 1 else f"{self.leaf_count} leaves"
         more = "the first " if self.truncated else ""
         text = (f"{more}{self.node_count} nodes ({leaves}), {format_bytes(self.total_bytes)} saved "
@@ -148,7 +151,7 @@ class GraphTable(ShowsAsText):
                 text += f", {n} saved tensor{'s' if n > 1 else ''} {state}"
         return text
 
-    def rows(self):
+    def rows(self) -> list[tuple]:
         """One row per saved tensor (or per node that saved none): (node, op, saved, shape, dtype, bytes, kind, state)."""
         rows = []
         for node in self.nodes:
@@ -164,24 +167,21 @@ class GraphTable(ShowsAsText):
 
     _HEADER = ("#", "op", "saved", "shape", "dtype", "bytes", "kind", "state")
 
-    def summary(self, top=10):
+    def summary(self, top: int = 10) -> str:
         """Per-op counts and the top nodes by bytes: the readable view of a big graph."""
         ops = ", ".join(f"{op} x{count}" for op, count in self.op_counts())
         lines = [self.caption(), f"ops: {ops}", f"top {top} nodes by saved bytes:"]
         lines += [f"  #{node.index} {node.op}: {format_bytes(node.nbytes)}" for node in self.top_nodes(top)]
         return "\n".join(lines)
 
+    def _table(self):
+        return Table(self._HEADER, self.rows(), caption=self.caption())
+
     def __str__(self):
-        return str(Table(self._HEADER, self.rows(), caption=self.caption()))
+        return str(self._table())
 
     def _repr_html_(self):
-        head = "".join(f"<th>{h}</th>" for h in self._HEADER)
-        body = "".join(
-            "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
-            for row in self.rows()
-        )
-        return (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
-                f"<caption style='caption-side:bottom'>{html.escape(self.caption())}</caption></table>")
+        return self._table().html()
 
     def __repr__(self):
         return f"<GraphTable: {self.caption()}>"
@@ -294,7 +294,8 @@ def _saved_tensors(node):
                     yield f"{name}[{i}]", "alive", item, None
 
 
-def graph_table(outputs, params=None, max_nodes=MAX_WALK):
+def graph_table(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+                max_nodes: int = MAX_WALK) -> GraphTable:
     """The backward graph behind ``outputs`` (a tensor, a list of them or a {label: tensor} dict) as a table.
 
     Each node lists the tensors it saved for backward: shape, dtype, the bytes of its storage, and
@@ -322,72 +323,95 @@ def graph_table(outputs, params=None, max_nodes=MAX_WALK):
       saved-tensor hooks: counted here, never seen by GraphMemory.
     * slots packed by other saved-tensor hooks (``torch.utils.checkpoint``) are "not read": reading
       them would recompute the forward. GraphMemory does not see inside those hooks either.
-    * kinds, for a graph recorded *without* GraphMemory (under it, the table reads the meter's kinds): a
-      saved tensor without ``grad_fn`` that does not require grad is an input here unless autograd saved
-      it as the node's ``result`` (max-pool indices, a dropout mask). GraphMemory knows more: such a
-      tensor made inside its block is an activation however it is saved (CPU dropout's noise, saved
-      as its multiply's input; data or a custom Function's saved output made inside the block).
-    * a frozen parameter (``requires_grad=False``) is named a parameter only through ``params``.
+    * kinds, for a graph recorded *without* GraphMemory (under it, the table reads the meter's kinds): both
+      follow :meth:`Kind.of <autograd_memory.Kind.of>`, but where a saved tensor without ``grad_fn`` that is
+      neither a parameter nor requires grad was made is unknown here: an input, unless autograd saved it as the
+      node's ``result`` (max-pool indices, a dropout mask). GraphMemory knows more: such a tensor made inside its
+      block is an activation however it is saved (CPU dropout's noise, saved as its multiply's input; data or a
+      custom Function's saved output made inside the block).
     """
     pairs = _as_outputs(outputs)
     for label, tensor in pairs:
         if tensor.grad_fn is None:
             raise NoGraphError(_no_graph_message(label, tensor))
+    order, truncated = _collect_nodes([tensor.grad_fn for _, tensor in pairs], max_nodes)
+    index = {node: i for i, node in enumerate(order)}
+    leaf_kinds = _leaf_kinds(order, params)
     names = {id(p): name for name, p in (params or {}).items()}
-    # Storages of leaves decide the kind of a saved tensor, as GraphMemory does from the tensor itself.
-    leaf_kinds = {id(s): "parameters" for p in (params or {}).values() for s in internals.storages_of(p)}
-    index, order = {}, []  # node -> index; nodes in depth-first order from the outputs
-    stack = [tensor.grad_fn for _, tensor in reversed(pairs)]
-    truncated = False
+    storages = {}  # id(storage) -> storage: kept alive while we count, so ids stay unique
+    nodes = [_graph_node(node, index, names, _saved_slots(node, leaf_kinds, storages)) for node in order]
+    outputs_info = [(label, index[tensor.grad_fn], tuple(tensor.shape)) for label, tensor in pairs]
+    return GraphTable(nodes, outputs_info, *_totals(nodes), truncated)
+
+
+def _collect_nodes(roots, max_nodes):
+    """The nodes behind ``roots`` in depth-first order from the first root, at most ``max_nodes`` of them, and
+    whether the walk stopped there (the graph has more)."""
+    seen, order = set(), []
+    stack = list(reversed(roots))
     while stack:
         node = stack.pop()
-        if node is None or node in index:
+        if node is None or node in seen:
             continue
         if len(order) == max_nodes:
-            truncated = True
-            break
-        index[node] = len(order)
+            return order, True
+        seen.add(node)
         order.append(node)
-        if hasattr(node, "variable"):  # AccumulateGrad: the leaf itself
-            leaf = node.variable
-            kind = "parameters" if isinstance(leaf, torch.nn.Parameter) else "inputs"
-            for storage in internals.storages_of(leaf):
-                leaf_kinds.setdefault(id(storage), kind)
         stack.extend(next_node for next_node, _ in reversed(node.next_functions))
-    stack = node = None
+    return order, False
 
-    storages = {}  # id(storage) -> storage: kept alive while we count, so ids stay unique
-    total, by_kind = 0, dict.fromkeys(KINDS, 0)
-    nodes = []
-    for node in order:
-        graph_node = GraphNode(index=index[node], op=type(node).__name__,
-                               inputs=[index[n] for n, _ in node.next_functions if n in index])
-        if hasattr(node, "variable"):
-            leaf = node.variable
-            graph_node.leaf = f"{names.get(id(leaf), '')} {tuple(leaf.shape)}".strip()
-        counted_here = set()
-        for name, state, tensor, meter_kind in _saved_tensors(node):
-            if tensor is None:
-                graph_node.saved.append(SavedSlot(name, state=state))
+
+def _leaf_kinds(nodes, params):
+    """id(storage) -> its :class:`Kind` for the leaves: ``params`` (parameters, frozen ones too), then each
+    ``AccumulateGrad`` node's leaf. They decide a saved tensor's kind, as GraphMemory decides it from the tensor."""
+    kinds = {id(s): Kind.PARAMETERS for p in (params or {}).values() for s in internals.storages_of(p)}
+    for node in nodes:
+        if hasattr(node, "variable"):  # AccumulateGrad: the leaf itself
+            kind = Kind.of(node.variable, made_inside=False)
+            for storage in internals.storages_of(node.variable):
+                kinds.setdefault(id(storage), kind)
+    return kinds
+
+
+def _saved_slots(node, leaf_kinds, storages):
+    """What ``node`` saved, as :class:`SavedSlot` s: each storage measured once per node (``x * x`` saves one twice)
+    and classified, and ``counted`` by the first node to save it (``storages``: those seen so far, by id)."""
+    slots, counted_here = [], set()
+    for name, state, tensor, meter_kind in _saved_tensors(node):
+        if tensor is None:
+            slots.append(SavedSlot(name, state=state))
+            continue
+        for storage in internals.storages_of(tensor):
+            key = id(storage)
+            if key in counted_here:
                 continue
-            for storage in internals.storages_of(tensor):
-                key = id(storage)
-                if key in counted_here:  # the node saved the same storage twice (x * x): it costs once
-                    continue
-                counted_here.add(key)
-                made_by_forward = tensor.grad_fn is not None or name.startswith("result")
-                kind = leaf_kinds.get(key) or meter_kind or ("activations" if made_by_forward else "inputs")
-                first = key not in storages
-                if first:
-                    storages[key] = storage
-                    total += storage.nbytes()
-                    by_kind[kind] += storage.nbytes()
-                graph_node.saved.append(SavedSlot(name, state=state, shape=tuple(tensor.shape),
-                                                  dtype=str(tensor.dtype), nbytes=storage.nbytes(), kind=kind,
-                                                  counted=first))
-        nodes.append(graph_node)
-    outputs_info = [(label, index[tensor.grad_fn], tuple(tensor.shape)) for label, tensor in pairs]
-    return GraphTable(nodes, outputs_info, total, by_kind, truncated)
+            counted_here.add(key)
+            # under GraphMemory the meter's kind; else a saved `result` without grad_fn (a dropout mask) is made inside
+            kind = leaf_kinds.get(key) or meter_kind or Kind.of(tensor, made_inside=name.startswith("result"))
+            first = key not in storages
+            storages.setdefault(key, storage)
+            slots.append(SavedSlot(name, state=state, shape=tuple(tensor.shape), dtype=str(tensor.dtype),
+                                   nbytes=storage.nbytes(), kind=kind, counted=first))
+    return slots
+
+
+def _graph_node(node, index, names, saved):
+    """The :class:`GraphNode` of ``node``: its op, the leaf's name (from ``params``) and shape, its saved slots."""
+    graph_node = GraphNode(index=index[node], op=type(node).__name__, saved=saved,
+                           inputs=[index[n] for n, _ in node.next_functions if n in index])
+    if hasattr(node, "variable"):
+        leaf = node.variable
+        graph_node.leaf = f"{names.get(id(leaf), '')} {tuple(leaf.shape)}".strip()
+    return graph_node
+
+
+def _totals(nodes):
+    """The bytes of the saved storages each counted once, and their split by kind."""
+    counted = [slot for node in nodes for slot in node.saved if slot.counted]
+    by_kind = dict.fromkeys(map(str, Kind), 0)
+    for slot in counted:
+        by_kind[slot.kind] += slot.nbytes
+    return sum(slot.nbytes for slot in counted), by_kind
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,7 +520,8 @@ class GraphView(ShowsAsText):
         return f"{self.hint}\n{body}" if self.hint else body
 
 
-def show_graph(outputs, params=None, max_nodes=MAX_NODES):
+def show_graph(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+               max_nodes: int = MAX_NODES) -> "GraphView":
     """Draw the backward graph behind ``outputs``: each node with its op and the bytes it saved.
 
     Nodes are coloured by the bytes they keep alive (the legend gives the scale), nodes whose saved
@@ -599,7 +624,8 @@ class GraphLifecycle(ShowsAsText):
         return widgets.VBox([step, panel])
 
 
-def lifecycle(outputs, params=None, max_nodes=MAX_NODES):
+def lifecycle(outputs: Outputs, params: Optional[Mapping[str, torch.Tensor]] = None,
+              max_nodes: int = MAX_NODES) -> GraphLifecycle:
     """Follow the graph behind ``outputs`` through time: call ``.take(label)`` at each moment.
 
     >>> x = torch.ones(1000, requires_grad=True)

@@ -15,7 +15,7 @@ step, and fonts are large enough for a screen; in the large display set
 (:func:`~autograd_memory.formats.display_settings.use_large`) they are the lecture sizes, at least 16 px, and a legend
 lists at most 4 runs, the first ones given.
 """
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..formats.display_settings import SIZES_PX, is_large, points
 from ..formats.units import format_bytes
@@ -24,6 +24,7 @@ from ..measuring.trace import Trace
 from ..optional.extras import require
 
 if TYPE_CHECKING:  # matplotlib is imported only when a picture is drawn
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["plot_trace", "compare_traces", "log_axis", "log_bytes", "bytes_axis"]
@@ -107,7 +108,7 @@ def compare_traces(traces: dict, meters: Optional[list] = None, title: str = "Le
     return fig
 
 
-def log_axis(ax, label=format_bytes) -> None:
+def log_axis(ax: "Axes", label: Callable[[float], str] = format_bytes) -> None:
     """A log y axis with ticks at 1, 2, 5 x 10^k, labelled by ``label`` (sizes in bytes by default):
     for values that differ by orders of magnitude, e.g. the methods of notebook 05."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -118,7 +119,7 @@ def log_axis(ax, label=format_bytes) -> None:
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
-def log_bytes(figure, steps: int) -> None:
+def log_bytes(figure: "Figure", steps: int) -> None:
     """Put a :func:`compare_traces` figure on log byte axes over its first ``steps`` steps, legends beside
     the panels: notebook 05's leaks differ by a factor of 600, which a linear axis flattens to zero.
 

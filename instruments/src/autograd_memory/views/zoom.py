@@ -97,7 +97,7 @@ class ZoomablePicture:
         return zoomable_html(self.svg)
 
 
-def zoomable(picture):
+def zoomable(picture: object) -> ZoomablePicture:
     """``picture`` (SVG text, or a graphviz drawing such as ``torchviz.make_dot``'s) as a :class:`ZoomablePicture`.
     In the large display set (a projector) a picture whose labels are under ``MIN_PX`` at its size is drawn larger,
     as :func:`~autograd_memory.views.graphs.show_graph` draws its own: then a slide that has to draw it smaller makes it
