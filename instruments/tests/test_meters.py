@@ -64,6 +64,26 @@ def test_track_adds_existing_storages_once():
     assert live.bytes == 55 * 4
 
 
+@pytest.mark.parametrize("set_to_none", [True, False], ids=["zero_grad frees the grads", "zero_grad zeroes them"])
+def test_a_tracked_model_and_optimizer_make_the_change_over_a_block_net(device, allocated, adam_step, set_to_none):
+    """track(model) takes in the parameters' .grads, track(optimizer) its state: the old .grads a step frees count."""
+    model, optimizer, step = adam_step(set_to_none)
+    before = allocated()
+    with LiveTensors().track(model, optimizer) as live:
+        start = live.bytes
+        step()
+    assert live.bytes - start == allocated() - before == 0
+
+
+def test_untracked_the_meter_counts_only_what_the_block_made(adam_step):
+    """Without track(), the .grads a step frees existed before the block: the meter reads the new ones alone."""
+    model, optimizer, step = adam_step(set_to_none=True)
+    grads = sum(p.grad.untyped_storage().nbytes() for p in model.parameters())
+    with LiveTensors() as live:
+        step()
+    assert live.bytes == grads
+
+
 def test_nested_meters_both_count():
     with LiveTensors() as outer:
         a = torch.zeros(100)

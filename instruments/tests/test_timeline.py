@@ -34,6 +34,16 @@ def test_the_kinds_add_up_to_the_live_bytes_after_every_op():
         assert sum(values[index] for values in memory.by_kind.values()) == total, memory.ops[index]
 
 
+@pytest.mark.parametrize("set_to_none", [True, False], ids=["zero_grad frees the grads", "zero_grad zeroes them"])
+def test_end_minus_start_is_the_net_change_of_live_tensors(device, allocated, adam_step, set_to_none):
+    """What the allocator would say: the old .grads a step frees count, and so do the optimizer's temporaries that die
+    when the step returns (after its last op)."""
+    model, optimizer, step = adam_step(set_to_none)
+    before = allocated()
+    memory = timeline(step, model, optimizer)
+    assert memory.total[-1] - memory.total[0] == allocated() - before == 0
+
+
 def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads():
     model, optimizer, step = problem()
     memory = timeline(step, model, optimizer)

@@ -1,4 +1,4 @@
-"""For your tests: a training step that must not leak.
+"""For your tests: a training step that must not leak, and the truth a meter's net change is compared with.
 
 >>> import torch
 >>> from autograd_memory.testing import assert_no_leak
@@ -11,9 +11,14 @@
 Traceback (most recent call last):
 AssertionError: the step leaks: find_leaks: 5 steps after 1 warm-up: live tensors +400 B/step...
 """
-from .diagnosing.leaks import find_leaks
+import gc
 
-__all__ = ["assert_no_leak"]
+import torch
+
+from .diagnosing.leaks import find_leaks
+from .seams import torch_internals as internals
+
+__all__ = ["assert_no_leak", "allocated_bytes"]
 
 
 def assert_no_leak(step, steps: int = 5, warmup: int = 1):
@@ -23,3 +28,37 @@ def assert_no_leak(step, steps: int = 5, warmup: int = 1):
     if report.rows:
         raise AssertionError(f"the step leaks: {report}")
     return report
+
+
+def allocated_bytes(device="cpu"):
+    """The bytes of every tensor alive on ``device`` now: what a meter's change over a block is checked against.
+
+    On CUDA it is ``torch.cuda.memory_allocated`` after a synchronize (blocks rounded up to 512 bytes, and cuBLAS's
+    workspaces, which are no tensors). Elsewhere it is a census: a full ``gc.collect()``, then the distinct storages
+    of every tensor the collector can see (frozen objects too), logical bytes. Tensors only C++ holds (a graph's
+    saved tensors, without saved-tensor hooks) are not seen: read it where no graph is alive. Slow (it walks every
+    object): for tests, not for a training loop.
+
+    >>> before = allocated_bytes()
+    >>> kept = torch.zeros(1000)
+    >>> allocated_bytes() - before
+    4000
+    """
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        return torch.cuda.memory_allocated(device)
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()  # frozen objects are invisible to gc.get_objects()
+    try:
+        gc.collect()
+        sizes = {}
+        for thing in gc.get_objects():
+            if isinstance(thing, torch.Tensor) and thing.device == device:
+                for storage in internals.storages_of(thing):
+                    if storage.nbytes():
+                        sizes[storage.data_ptr()] = storage.nbytes()
+        return sum(sizes.values())
+    finally:
+        if frozen:
+            gc.freeze()
