@@ -57,76 +57,80 @@ def run(command, log):
     return done.returncode, time.perf_counter() - start
 
 
-def check_meters(torch):
-    """The course's meters against the allocator, on CUDA; ``{check: {"ok", "meter", "allocator"}}``."""
-    import course_utils as cu
+def check_meters(torch, device="cuda"):
+    """The course's meters against the allocator; ``{check: {"ok", "meter", "allocator"}}``.
 
-    cuda = torch.device("cuda")
+    On ``cuda`` the truth is ``torch.cuda.memory_allocated``; on ``cpu`` (where ``tests/test_gpu_check.py`` runs the
+    same checks) a census of every live tensor (``autograd_memory.testing.allocated_bytes``). The allocator's peak is
+    read on CUDA only.
+    """
+    import course_utils as cu
+    from autograd_memory.testing import allocated_bytes
+
+    device = torch.device(device)
+    on_cuda = device.type == "cuda"
+    meter_device = f"cuda:{torch.cuda.current_device()}" if on_cuda else str(device)
     n = 1 << 20  # 4 MiB of float32: a multiple of the allocator's block, so logical bytes equal allocated bytes
     results = {}
+
+    def allocated():
+        return allocated_bytes(device)
 
     def record(name, meter, allocator):
         results[name] = {"ok": meter == allocator, "meter": meter, "allocator": allocator}
 
-    torch.cuda.synchronize()
-    before = torch.cuda.memory_allocated()
+    before = allocated()
     with cu.LiveTensors() as live:
-        kept = [torch.ones(n, device=cuda).exp() for _ in range(3)]
-    torch.cuda.synchronize()
-    record("LiveTensors.by_device['cuda:0'] == memory_allocated growth", live.by_device.get("cuda:0", 0),
-           torch.cuda.memory_allocated() - before)
+        kept = [torch.ones(n, device=device).exp() for _ in range(3)]
+    record(f"LiveTensors.by_device['{meter_device}'] == memory_allocated growth", live.by_device.get(meter_device, 0),
+           allocated() - before)
     del kept
 
-    x = torch.ones(n, device=cuda, requires_grad=True)
+    x = torch.ones(n, device=device, requires_grad=True)
     with cu.GraphMemory() as graph:
         y = x.exp().sin().sum()
-    torch.cuda.synchronize()
-    held = torch.cuda.memory_allocated()
+    saved, held = graph.bytes, allocated()  # both read while the graph holds its tensors: backward frees them
     (gradient,) = torch.autograd.grad(y, x)
     del gradient
-    torch.cuda.synchronize()
-    record("GraphMemory.bytes == what backward frees", graph.bytes, held - torch.cuda.memory_allocated())
+    record("GraphMemory.bytes == what backward frees", saved, held - allocated())
     del x, y
 
     history = []
-    model = torch.nn.Linear(1024, 1024).to(cuda)
+    model = torch.nn.Linear(1024, 1024).to(device)
 
     def leaky_step():
-        loss = model(torch.ones(256, 1024, device=cuda)).square().mean()
+        loss = model(torch.ones(256, 1024, device=device)).square().mean()
         loss.backward()
-        history.append(loss.detach() + torch.zeros(n, device=cuda))  # 4 MiB a step, kept
+        history.append(loss.detach() + torch.zeros(n, device=device))  # 4 MiB a step, kept
     report = cu.find_leaks(leaky_step, steps=4)
-    torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
+    start = allocated()
     for _ in range(4):
         leaky_step()
-    torch.cuda.synchronize()
     record("find_leaks: top row's bytes/step == memory_allocated growth/step", report.top.bytes_per_step,
-           (torch.cuda.memory_allocated() - start) / 4)
+           (allocated() - start) / 4)
     history.clear()
 
     optimizer = torch.optim.Adam(model.parameters())
-    data = torch.ones(256, 1024, device=cuda)
+    data = torch.ones(256, 1024, device=device)
 
     def step():
         optimizer.zero_grad()
         model(data).square().mean().backward()
         optimizer.step()
     step()  # Adam's state exists from here on: the timeline's step changes nothing lasting
-    torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
+    start = allocated()
     memory = cu.timeline(step, model, optimizer)
-    torch.cuda.synchronize()
     record("timeline: end - start == memory_allocated growth over the step", memory.total[-1] - memory.total[0],
-           torch.cuda.memory_allocated() - start)
-    torch.cuda.reset_peak_memory_stats()
-    start = torch.cuda.memory_allocated()
-    step()
-    torch.cuda.synchronize()
-    allocator_peak = torch.cuda.max_memory_allocated() - start
-    results["timeline: peak of live tensors <= allocator's peak (cuBLAS workspaces are not tensors)"] = {
-        "ok": memory.peak - memory.total[0] <= allocator_peak, "meter": memory.peak - memory.total[0],
-        "allocator": allocator_peak}
+           allocated() - start)
+    if on_cuda:
+        torch.cuda.reset_peak_memory_stats()
+        start = allocated()
+        step()
+        torch.cuda.synchronize()
+        allocator_peak = torch.cuda.max_memory_allocated() - start
+        results["timeline: peak of live tensors <= allocator's peak (cuBLAS workspaces are not tensors)"] = {
+            "ok": memory.peak - memory.total[0] <= allocator_peak, "meter": memory.peak - memory.total[0],
+            "allocator": allocator_peak}
     return results
 
 
