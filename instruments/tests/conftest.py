@@ -3,7 +3,7 @@ devices a test runs on.
 
 A test that takes ``device`` runs once per device here, the way PyTorch's device-generic tests do: on ``cpu`` always,
 on ``cuda`` too where ``torch.cuda.is_available()`` (``make gpu-check`` runs them there). Where a check cannot hold on
-CUDA it says why, in its skip reason or its tolerance (``CUDA_BLOCK``).
+CUDA it says why, in its skip reason or its tolerance (``block_rounding``).
 """
 import gc
 
@@ -14,7 +14,6 @@ from autograd_memory.seams import torch_internals
 from autograd_memory.testing import allocated_bytes
 
 DEVICES = ["cpu"] + ["cuda"] * torch.cuda.is_available()
-CUDA_BLOCK = 512  # the CUDA caching allocator rounds every block up to this: its count of a tensor is rounded too
 
 # torch's import leaves ~200,000 objects for every gc.collect() to scan: freeze them, so that each test's collection
 # scans only what tests made.
@@ -52,6 +51,13 @@ def allocated(device):
     """``allocated()``: the bytes of tensors alive on the test's device (``autograd_memory.testing.allocated_bytes``:
     the allocator on CUDA, a census of live tensors elsewhere): the truth a meter's net change is compared with."""
     return lambda: allocated_bytes(device)
+
+
+@pytest.fixture
+def block_rounding(device):
+    """Bytes the allocator may add to each block it hands out: 512 on CUDA (the caching allocator rounds every block
+    up to a multiple of 512 bytes), 0 elsewhere (the census counts logical bytes, as the meters do)."""
+    return 512 if device.type == "cuda" else 0
 
 
 @pytest.fixture

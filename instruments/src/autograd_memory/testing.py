@@ -34,7 +34,7 @@ def allocated_bytes(device="cpu"):
     """The bytes of every tensor alive on ``device`` now: what a meter's change over a block is checked against.
 
     On CUDA it is ``torch.cuda.memory_allocated`` after a synchronize (blocks rounded up to 512 bytes, and cuBLAS's
-    workspaces, which are no tensors). Elsewhere it is a census: a full ``gc.collect()``, then the distinct storages
+    workspaces, which are no tensors). Elsewhere it is a census: ``gc.collect()``, then the distinct storages
     of every tensor the collector can see (frozen objects too), logical bytes. Tensors only C++ holds (a graph's
     saved tensors, without saved-tensor hooks) are not seen: read it where no graph is alive. Slow (it walks every
     object): for tests, not for a training loop.
@@ -48,17 +48,22 @@ def allocated_bytes(device="cpu"):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         return torch.cuda.memory_allocated(device)
+    gc.collect()  # what is frozen (gc.freeze()) was alive when frozen and is freed by reference counts still
     frozen = gc.get_freeze_count()
     gc.unfreeze()  # frozen objects are invisible to gc.get_objects()
     try:
-        gc.collect()
-        sizes = {}
-        for thing in gc.get_objects():
-            if issubclass(type(thing), torch.Tensor) and thing.device == device:  # type(): a proxy's __class__ may warn
-                for storage in internals.storages_of(thing):
-                    if storage.nbytes():
-                        sizes[storage.data_ptr()] = storage.nbytes()
-        return sum(sizes.values())
+        objects = gc.get_objects()
     finally:
         if frozen:
             gc.freeze()
+    is_tensor, sizes = {}, {}
+    for thing in objects:
+        kind = type(thing)  # type(), not isinstance: a deprecated module's proxy warns when asked its __class__
+        found = is_tensor.get(kind)
+        if found is None:
+            found = is_tensor[kind] = issubclass(kind, torch.Tensor)
+        if found and thing.device == device:
+            for storage in internals.storages_of(thing):
+                if storage.nbytes():
+                    sizes[storage.data_ptr()] = storage.nbytes()
+    return sum(sizes.values())
