@@ -37,3 +37,15 @@ def test_the_meter_checks_hold_on_the_cpu_against_a_census_of_live_tensors():
     assert len(results) == 4, list(results)
     failed = {name: result for name, result in results.items() if not result["ok"]}
     assert not failed, failed
+
+
+def test_a_test_runs_results_are_read_from_its_junit_xml(tmp_path):
+    (tmp_path / "test_three.py").write_text(
+        "import pytest\n\ndef test_holds():\n    pass\n\ndef test_breaks():\n    assert 1 == 2, 'one is not two'\n\n"
+        "def test_skips():\n    pytest.skip('the CUDA allocator rounds to 512 B')\n")
+    junit = tmp_path / "run.xml"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", f"--junitxml={junit}",
+                    str(tmp_path / "test_three.py")], capture_output=True, timeout=120)
+    results = gpu_check.test_results(junit)
+    assert results["passed"] == 1 and list(results["skipped"].values()) == ["the CUDA allocator rounds to 512 B"]
+    assert len(results["failed"]) == 1 and "test_breaks" in results["failed"][0] and "one is not two" in results["failed"][0]

@@ -2,14 +2,17 @@
 
     make gpu-check                      # the course's environment (.venv) if there is one, else python3
     make gpu-check PYTHON=python3       # a machine's own Python with a CUDA torch (the course from this tree)
-    python tools/gpu_check.py --only meters   # one part: selftest, laplacian, meters, notebooks
+    python tools/gpu_check.py --only meters   # one part: selftest, laplacian, meters, instruments, overhead, notebooks
 
 It runs, on ``cuda``:
 
 1. ``python -m course_utils selftest --device cuda`` -> data/selftest_cuda.json
 2. ``benchmarks/laplacian.py --device cuda`` -> data/laplacian_cuda.json
 3. the meters, ``find_leaks`` and ``timeline`` against ``torch.cuda.memory_allocated`` -> data/meters_cuda.json
-4. every notebook under nbval on this Python's kernel (``--nbval-current-env``; they pick CUDA themselves)
+4. the instruments' tests, their CUDA cases (``pytest -m cuda instruments/tests``) -> data/instruments_cuda.json
+5. ``benchmarks/leak_overhead.py --device cuda``: what ``find_leaks`` and ``timeline`` cost, split into a fixed part
+   per call and a part per step -> data/overhead_cuda.json
+6. every notebook under nbval on this Python's kernel (``--nbval-current-env``; they pick CUDA themselves)
    -> data/notebooks_cuda.json (passed, failed, seconds per notebook)
 
 Each data file carries its provenance (GPU, torch, CUDA, commit, date, the command). Without a usable CUDA device
@@ -26,7 +29,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PARTS = ("selftest", "laplacian", "meters", "notebooks")
+PARTS = ("selftest", "laplacian", "meters", "instruments", "overhead", "notebooks")
 NO_GPU = 3
 BLOCK = 512  # the CUDA caching allocator rounds every block up to 512 bytes: the checks use multiples of it
 
@@ -134,6 +137,23 @@ def check_meters(torch, device="cuda"):
     return results
 
 
+def test_results(junit):
+    """What a pytest run's JUnit XML says: how many passed, the tests that failed, each skipped test's reason."""
+    import xml.etree.ElementTree as ElementTree
+
+    passed, failed, skipped = 0, [], {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        problem = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if problem is not None:
+            failed.append(f"{name}: {problem.get('message', '')[:300]}")
+        elif case.find("skipped") is not None:
+            skipped[name] = case.find("skipped").get("message", "")
+        else:
+            passed += 1
+    return {"passed": passed, "failed": failed, "skipped": skipped}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=PARTS, action="append", help="run these parts only (default: all)")
@@ -166,6 +186,19 @@ def main(argv=None):
         (args.data / "meters_cuda.json").write_text(json.dumps(
             {"provenance": provenance(torch, command), "checks": results}, indent=2) + "\n")
         failed += ["meters"] * (not all(r["ok"] for r in results.values()))
+    if "instruments" in parts:
+        junit = args.data / ".instruments_cuda.xml"
+        code, seconds = run(env_python + ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-m", "cuda",
+                                          f"--junitxml={junit}", "instruments/tests"], log)
+        results = test_results(junit)
+        junit.unlink(missing_ok=True)
+        (args.data / "instruments_cuda.json").write_text(json.dumps(
+            {"provenance": provenance(torch, command), "seconds": round(seconds, 1), **results}, indent=2) + "\n")
+        failed += ["instruments"] * bool(code)
+    if "overhead" in parts:
+        code, _ = run(env_python + ["benchmarks/leak_overhead.py", "--device", "cuda",
+                                    "--json", str(args.data / "overhead_cuda.json")], log)
+        failed += ["overhead"] * bool(code)
     if "notebooks" in parts:
         notebooks = {}
         for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):

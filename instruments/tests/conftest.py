@@ -21,6 +21,18 @@ gc.collect()
 gc.freeze()
 
 
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cuda: the test's CUDA case (its device is cuda); `make gpu-check` runs these")
+
+
+def pytest_collection_modifyitems(items):
+    """Mark each test's CUDA case, so that `pytest -m cuda instruments/tests` runs exactly those."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("device") == "cuda":
+            item.add_marker("cuda")
+
 @pytest.fixture(autouse=True)
 def _collect_between_tests():
     """Tests read exact byte counts: start each one without garbage from the last."""
