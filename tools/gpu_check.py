@@ -53,6 +53,13 @@ def provenance(torch, command):
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "command": command}
 
 
+def stamp(path, provenance):
+    """Add the run's provenance (the commit above all) to a data file another script wrote, if it wrote one."""
+    if path.exists():
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "provenance": provenance}, indent=1) + "\n")
+
+
 def run(command, log):
     log(f"[gpu-check] $ {' '.join(command)}")
     start = time.perf_counter()
@@ -173,10 +180,12 @@ def main(argv=None):
     if "selftest" in parts:
         code, _ = run(env_python + ["-m", "course_utils", "selftest", "--device", "cuda",
                                     "--json", str(args.data / "selftest_cuda.json")], log)
+        stamp(args.data / "selftest_cuda.json", provenance(torch, command))
         failed += ["selftest"] * bool(code)
     if "laplacian" in parts:
         code, _ = run(env_python + ["benchmarks/laplacian.py", "--device", "cuda",
                                     "--out", str(args.data / "laplacian_cuda.json")], log)
+        stamp(args.data / "laplacian_cuda.json", provenance(torch, command))
         failed += ["laplacian"] * bool(code)
     if "meters" in parts:
         log("[gpu-check] meters, find_leaks and timeline against torch.cuda.memory_allocated")
