@@ -2,14 +2,17 @@
 
     make gpu-check                      # the course's environment (.venv) if there is one, else python3
     make gpu-check PYTHON=python3       # a machine's own Python with a CUDA torch (the course from this tree)
-    python tools/gpu_check.py --only meters   # one part: selftest, laplacian, meters, notebooks
+    python tools/gpu_check.py --only meters   # one part: selftest, laplacian, meters, instruments, overhead, notebooks
 
 It runs, on ``cuda``:
 
 1. ``python -m course_utils selftest --device cuda`` -> data/selftest_cuda.json
 2. ``benchmarks/laplacian.py --device cuda`` -> data/laplacian_cuda.json
 3. the meters, ``find_leaks`` and ``timeline`` against ``torch.cuda.memory_allocated`` -> data/meters_cuda.json
-4. every notebook under nbval on this Python's kernel (``--nbval-current-env``; they pick CUDA themselves)
+4. the instruments' tests, their CUDA cases (``pytest -m cuda instruments/tests``) -> data/instruments_cuda.json
+5. ``benchmarks/leak_overhead.py --device cuda``: what ``find_leaks`` and ``timeline`` cost, split into a fixed part
+   per call and a part per step -> data/overhead_cuda.json
+6. every notebook under nbval on this Python's kernel (``--nbval-current-env``; they pick CUDA themselves)
    -> data/notebooks_cuda.json (passed, failed, seconds per notebook)
 
 Each data file carries its provenance (GPU, torch, CUDA, commit, date, the command). Without a usable CUDA device
@@ -26,7 +29,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PARTS = ("selftest", "laplacian", "meters", "notebooks")
+PARTS = ("selftest", "laplacian", "meters", "instruments", "overhead", "notebooks")
 NO_GPU = 3
 BLOCK = 512  # the CUDA caching allocator rounds every block up to 512 bytes: the checks use multiples of it
 
@@ -50,6 +53,13 @@ def provenance(torch, command):
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "command": command}
 
 
+def stamp(path, provenance):
+    """Add the run's provenance (the commit above all) to a data file another script wrote, if it wrote one."""
+    if path.exists():
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "provenance": provenance}, indent=1) + "\n")
+
+
 def run(command, log):
     log(f"[gpu-check] $ {' '.join(command)}")
     start = time.perf_counter()
@@ -57,77 +67,98 @@ def run(command, log):
     return done.returncode, time.perf_counter() - start
 
 
-def check_meters(torch):
-    """The course's meters against the allocator, on CUDA; ``{check: {"ok", "meter", "allocator"}}``."""
-    import course_utils as cu
+def check_meters(torch, device="cuda"):
+    """The course's meters against the allocator; ``{check: {"ok", "meter", "allocator"}}``.
 
-    cuda = torch.device("cuda")
+    On ``cuda`` the truth is ``torch.cuda.memory_allocated``; on ``cpu`` (where ``tests/test_gpu_check.py`` runs the
+    same checks) a census of every live tensor (``autograd_memory.testing.allocated_bytes``). The allocator's peak is
+    read on CUDA only.
+    """
+    import course_utils as cu
+    from autograd_memory.testing import allocated_bytes
+
+    device = torch.device(device)
+    on_cuda = device.type == "cuda"
+    meter_device = f"cuda:{torch.cuda.current_device()}" if on_cuda else str(device)
     n = 1 << 20  # 4 MiB of float32: a multiple of the allocator's block, so logical bytes equal allocated bytes
     results = {}
+
+    def allocated():
+        return allocated_bytes(device)
 
     def record(name, meter, allocator):
         results[name] = {"ok": meter == allocator, "meter": meter, "allocator": allocator}
 
-    torch.cuda.synchronize()
-    before = torch.cuda.memory_allocated()
+    before = allocated()
     with cu.LiveTensors() as live:
-        kept = [torch.ones(n, device=cuda).exp() for _ in range(3)]
-    torch.cuda.synchronize()
-    record("LiveTensors.by_device['cuda:0'] == memory_allocated growth", live.by_device.get("cuda:0", 0),
-           torch.cuda.memory_allocated() - before)
+        kept = [torch.ones(n, device=device).exp() for _ in range(3)]
+    record(f"LiveTensors.by_device['{meter_device}'] == memory_allocated growth", live.by_device.get(meter_device, 0),
+           allocated() - before)
     del kept
 
-    x = torch.ones(n, device=cuda, requires_grad=True)
+    x = torch.ones(n, device=device, requires_grad=True)
     with cu.GraphMemory() as graph:
         y = x.exp().sin().sum()
-    torch.cuda.synchronize()
-    held = torch.cuda.memory_allocated()
+    saved, held = graph.bytes, allocated()  # both read while the graph holds its tensors: backward frees them
     (gradient,) = torch.autograd.grad(y, x)
     del gradient
-    torch.cuda.synchronize()
-    record("GraphMemory.bytes == what backward frees", graph.bytes, held - torch.cuda.memory_allocated())
+    record("GraphMemory.bytes == what backward frees", saved, held - allocated())
     del x, y
 
     history = []
-    model = torch.nn.Linear(1024, 1024).to(cuda)
+    model = torch.nn.Linear(1024, 1024).to(device)
 
     def leaky_step():
-        loss = model(torch.ones(256, 1024, device=cuda)).square().mean()
+        loss = model(torch.ones(256, 1024, device=device)).square().mean()
         loss.backward()
-        history.append(loss.detach() + torch.zeros(n, device=cuda))  # 4 MiB a step, kept
+        history.append(loss.detach() + torch.zeros(n, device=device))  # 4 MiB a step, kept
     report = cu.find_leaks(leaky_step, steps=4)
-    torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
+    start = allocated()
     for _ in range(4):
         leaky_step()
-    torch.cuda.synchronize()
     record("find_leaks: top row's bytes/step == memory_allocated growth/step", report.top.bytes_per_step,
-           (torch.cuda.memory_allocated() - start) / 4)
+           (allocated() - start) / 4)
     history.clear()
 
     optimizer = torch.optim.Adam(model.parameters())
-    data = torch.ones(256, 1024, device=cuda)
+    data = torch.ones(256, 1024, device=device)
 
     def step():
         optimizer.zero_grad()
         model(data).square().mean().backward()
         optimizer.step()
     step()  # Adam's state exists from here on: the timeline's step changes nothing lasting
-    torch.cuda.synchronize()
-    start = torch.cuda.memory_allocated()
+    start = allocated()
     memory = cu.timeline(step, model, optimizer)
-    torch.cuda.synchronize()
     record("timeline: end - start == memory_allocated growth over the step", memory.total[-1] - memory.total[0],
-           torch.cuda.memory_allocated() - start)
-    torch.cuda.reset_peak_memory_stats()
-    start = torch.cuda.memory_allocated()
-    step()
-    torch.cuda.synchronize()
-    allocator_peak = torch.cuda.max_memory_allocated() - start
-    results["timeline: peak of live tensors <= allocator's peak (cuBLAS workspaces are not tensors)"] = {
-        "ok": memory.peak - memory.total[0] <= allocator_peak, "meter": memory.peak - memory.total[0],
-        "allocator": allocator_peak}
+           allocated() - start)
+    if on_cuda:
+        torch.cuda.reset_peak_memory_stats()
+        start = allocated()
+        step()
+        torch.cuda.synchronize()
+        allocator_peak = torch.cuda.max_memory_allocated() - start
+        results["timeline: peak of live tensors <= allocator's peak (cuBLAS workspaces are not tensors)"] = {
+            "ok": memory.peak - memory.total[0] <= allocator_peak, "meter": memory.peak - memory.total[0],
+            "allocator": allocator_peak}
     return results
+
+
+def test_results(junit):
+    """What a pytest run's JUnit XML says: how many passed, the tests that failed, each skipped test's reason."""
+    import xml.etree.ElementTree as ElementTree
+
+    passed, failed, skipped = 0, [], {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        problem = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if problem is not None:
+            failed.append(f"{name}: {problem.get('message', '')[:300]}")
+        elif case.find("skipped") is not None:
+            skipped[name] = case.find("skipped").get("message", "")
+        else:
+            passed += 1
+    return {"passed": passed, "failed": failed, "skipped": skipped}
 
 
 def main(argv=None):
@@ -149,10 +180,12 @@ def main(argv=None):
     if "selftest" in parts:
         code, _ = run(env_python + ["-m", "course_utils", "selftest", "--device", "cuda",
                                     "--json", str(args.data / "selftest_cuda.json")], log)
+        stamp(args.data / "selftest_cuda.json", provenance(torch, command))
         failed += ["selftest"] * bool(code)
     if "laplacian" in parts:
         code, _ = run(env_python + ["benchmarks/laplacian.py", "--device", "cuda",
                                     "--out", str(args.data / "laplacian_cuda.json")], log)
+        stamp(args.data / "laplacian_cuda.json", provenance(torch, command))
         failed += ["laplacian"] * bool(code)
     if "meters" in parts:
         log("[gpu-check] meters, find_leaks and timeline against torch.cuda.memory_allocated")
@@ -162,6 +195,19 @@ def main(argv=None):
         (args.data / "meters_cuda.json").write_text(json.dumps(
             {"provenance": provenance(torch, command), "checks": results}, indent=2) + "\n")
         failed += ["meters"] * (not all(r["ok"] for r in results.values()))
+    if "instruments" in parts:
+        junit = args.data / ".instruments_cuda.xml"
+        code, seconds = run(env_python + ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-m", "cuda",
+                                          f"--junitxml={junit}", "instruments/tests"], log)
+        results = test_results(junit)
+        junit.unlink(missing_ok=True)
+        (args.data / "instruments_cuda.json").write_text(json.dumps(
+            {"provenance": provenance(torch, command), "seconds": round(seconds, 1), **results}, indent=2) + "\n")
+        failed += ["instruments"] * bool(code)
+    if "overhead" in parts:
+        code, _ = run(env_python + ["benchmarks/leak_overhead.py", "--device", "cuda",
+                                    "--json", str(args.data / "overhead_cuda.json")], log)
+        failed += ["overhead"] * bool(code)
     if "notebooks" in parts:
         notebooks = {}
         for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):

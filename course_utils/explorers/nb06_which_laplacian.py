@@ -1,5 +1,5 @@
 """Notebook 06's explorer: Laplacian method x input dimension d -> peak memory and time, measured live at small
-sizes and drawn over ``data/laplacian_cpu.json`` (examples: :func:`laplacian_reading`, :func:`laplacian_methods`)."""
+sizes on the notebook's device and drawn over ``data/laplacian_<device>.json`` (examples: :func:`laplacian_reading`, :func:`laplacian_methods`)."""
 import html
 import io
 from dataclasses import dataclass, field
@@ -29,7 +29,7 @@ class LaplacianReading:
     saved: object  # GraphMemory.peak, or None for torch.func methods (they refuse the graph meter)
     ms: float  # fastest of a few runs
     measured: dict = field(default_factory=dict)  # {(method, d): (peak, ms)} measured so far in this explorer
-    reference: dict = None  # data/laplacian_cpu.json
+    reference: dict = None  # data/laplacian_<device>.json (the CPU's where the device has none)
     figures: dict = None  # this explorer's figures drawn since its last measurement, by (method, lecture mode)
 
     def text(self):
@@ -69,7 +69,8 @@ class LaplacianReading:
                 style = dict(lw=2.5, alpha=0.9) if row_method == self.method else dict(lw=1, alpha=0.35)
                 axes[0].plot(dims, [r["peak_bytes"] for r in rows], "-", **style)
                 axes[1].plot(dims, [r["ms"] for r in rows], "-", label=row_method, **style)
-            reference_label = f"lines: data/laplacian_cpu.json (N={options['n']:,}, width {options['width']} x {options['depth']})"
+            reference_label = (f"lines: data/laplacian_{self.reference['device']}.json (N={options['n']:,}, "
+                               f"width {options['width']} x {options['depth']})")
         else:
             reference_label = "no reference data found"
         live = sorted((d, peak, ms) for (method, d), (peak, ms) in self.measured.items() if method == self.method)
@@ -99,12 +100,13 @@ class LaplacianReading:
         return svg[svg.index("<svg"):]
 
 
-def laplacian_reading(method, d, repeats=1):
-    """One residual + backward step of ``laplacians.METHODS[method]`` at dimension ``d``, measured live.
+def laplacian_reading(method, d, repeats=1, device="cpu"):
+    """One residual + backward step of ``laplacians.METHODS[method]`` at dimension ``d``, measured live on ``device``.
 
     A generic tanh MLP ``(d + 1) -> 32 x 3 -> 1`` on 128 points (d space dimensions and time), as
     in notebook 05's scaling table: peak live bytes, peak saved bytes (``None`` for
-    ``torch.func``), and the fastest of ``repeats`` timed steps (after one warm-up step).
+    ``torch.func``), and the fastest of ``repeats`` timed steps (after one warm-up step). The peaks
+    depend on the device (its kernels make different temporaries): compare readings on one device.
 
     >>> r = laplacian_reading("forward Laplacian (one pass)", 2, repeats=1)
     >>> r.peak > 0 and r.saved > 0
@@ -112,8 +114,8 @@ def laplacian_reading(method, d, repeats=1):
     """
     if method not in laplacians.METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, laplacians.METHODS))}, got {method!r}")
-    net = TanhMLP(d + 1, width=LIVE_WIDTH, hidden_layers=LIVE_DEPTH)
-    points = torch.rand(LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d))
+    net = TanhMLP(d + 1, width=LIVE_WIDTH, hidden_layers=LIVE_DEPTH).to(device)
+    points = torch.rand(LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d)).to(device)
     laplacian = laplacians.METHODS[method]
     peak, saved = laplacians.step_memory(net, points, laplacian)
 
@@ -125,8 +127,9 @@ def laplacian_reading(method, d, repeats=1):
     return LaplacianReading(method, d, peak, saved, ms)
 
 
-def laplacian_methods() -> Explorer:
-    """Explorer for the Laplacian notebook: method x input dimension d, measured live, over the reference data.
+def laplacian_methods(device="cpu") -> Explorer:
+    """Explorer for the Laplacian notebook: method x input dimension d, measured live on ``device``, over the
+    reference data (``data/laplacian_<device type>.json`` where it exists, else the CPU's).
 
     Cap: 128 points through a ``(d + 1) -> 32 x 3 -> 1`` MLP, d <= 32: the slowest method at d = 32
     still re-measures in well under a second; larger sizes are what ``benchmarks/laplacian.py``
@@ -139,11 +142,12 @@ def laplacian_methods() -> Explorer:
     >>> reading.saved is None, reading.peak > 0    # torch.func refuses the graph meter
     (True, True)
     """
-    reference = laplacians.load_benchmarks().get("cpu")
+    benchmarks = laplacians.load_benchmarks()
+    reference = benchmarks.get(torch.device(device).type, benchmarks.get("cpu"))
     measured, figures = {}, {}
 
     def compute(method, d):
-        reading = laplacian_reading(method, d)
+        reading = laplacian_reading(method, d, device=device)
         measured[method, d] = (reading.peak, reading.ms)
         figures.clear()  # a figure draws every live point: one measured since is missing from it
         reading.measured, reading.reference, reading.figures = measured, reference, figures

@@ -96,10 +96,10 @@ def test_memory_shared_with_numpy_is_not_new():
 
 # ---------------------------------------------------------------- 4. inputs vs forward-made tensors
 
-def test_forward_made_tensors_without_grad_fn_are_activations_not_inputs():
+def test_forward_made_tensors_without_grad_fn_are_activations_not_inputs(device):
     torch.manual_seed(0)
-    x = torch.randn(1, 2, 8, requires_grad=True)
-    data = torch.randn(1, 2, 8)  # existed before the meter: an input
+    x = torch.randn(1, 2, 8, requires_grad=True, device=device)
+    data = torch.randn(1, 2, 8, device=device)  # existed before the meter: an input
     with GraphMemory() as graph:
         hidden = x.exp()  # saved output: 64 B
         dropped = torch.nn.functional.dropout(hidden, 0.5, training=True)  # saves its bool mask
@@ -111,11 +111,11 @@ def test_forward_made_tensors_without_grad_fn_are_activations_not_inputs():
     del out, pooled, indices, dropped, hidden
 
 
-def test_tracked_tensors_stay_inputs_and_data_made_inside_is_an_activation():
-    w = torch.ones(100, requires_grad=True)
-    before = torch.ones(100)
+def test_tracked_tensors_stay_inputs_and_data_made_inside_is_an_activation(device):
+    w = torch.ones(100, requires_grad=True, device=device)
+    before = torch.ones(100, device=device)
     with LiveTensors().track(before) as live, GraphMemory() as graph:
-        made = torch.ones(100)
+        made = torch.ones(100, device=device)
         y = (w * before).sum() + (w * made).sum()
     assert graph.by_kind == {"parameters": 0, "inputs": 400, "activations": 400}, \
         "the tracked tensor is an input; `made` is an activation"
@@ -123,12 +123,12 @@ def test_tracked_tensors_stay_inputs_and_data_made_inside_is_an_activation():
 
 
 
-def test_data_made_inside_that_got_the_id_of_a_storage_from_before_is_still_an_activation():
+def test_data_made_inside_that_got_the_id_of_a_storage_from_before_is_still_an_activation(device):
     """CPython reuses ids: a storage made inside may get the id of one alive when the meter began that has
     died since. It is still made inside (simulated: the record for its id at the start was another one)."""
-    w = torch.ones(100, requires_grad=True)
+    w = torch.ones(100, requires_grad=True, device=device)
     with LiveTensors() as live, GraphMemory() as graph:
-        made = torch.ones(100)
+        made = torch.ones(100, device=device)
         graph._born_before[id(made.untyped_storage())] = object()  # the record of the storage that died
         y = (w * made).sum()
     assert graph.by_kind == {"parameters": 0, "inputs": 0, "activations": 400}, graph.by_kind
@@ -136,9 +136,9 @@ def test_data_made_inside_that_got_the_id_of_a_storage_from_before_is_still_an_a
 
 # ---------------------------------------------------------------- 6, 7, 8. what the meters cannot see, as documented
 
-def test_peak_is_the_peak_of_live_tensors_and_says_so():
-    conv = torch.nn.Conv2d(3, 8, 3)
-    image = torch.randn(1, 3, 32, 32)
+def test_peak_is_the_peak_of_live_tensors_and_says_so(device):
+    conv = torch.nn.Conv2d(3, 8, 3).to(device)  # oneDNN's scratch on CPU, cuDNN's workspace on CUDA
+    image = torch.randn(1, 3, 32, 32, device=device)
     with torch.no_grad(), LiveTensors() as live:
         out = conv(image)
     assert live.peak == out.untyped_storage().nbytes(), "scratch inside the convolution is not seen"

@@ -1,4 +1,4 @@
-"""Exact meters: hand-computed byte counts, lifetimes, safety. All on CPU; float32 is 4 bytes."""
+"""Exact meters: hand-computed byte counts, lifetimes, safety, on every device (logical bytes: float32 is 4 bytes)."""
 import gc
 import threading
 import warnings
@@ -11,9 +11,9 @@ from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, de
 
 # ---------------------------------------------------------------- LiveTensors
 
-def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing():
+def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing(device):
     with LiveTensors() as live:
-        x = torch.zeros(1000)
+        x = torch.zeros(1000, device=device)
         assert live.bytes == 4000
         view, row = x[:10], x.view(10, 100)[3]
         assert live.bytes == 4000 and live.count == 1
@@ -23,11 +23,11 @@ def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing()
     assert live.bytes == 0
 
 
-def test_dtype_sizes_are_exact():
+def test_dtype_sizes_are_exact(device):
     with LiveTensors() as live:
-        a = torch.zeros(10, dtype=torch.float64)
-        b = torch.zeros(10, dtype=torch.int8)
-        c = torch.zeros(3, 5, dtype=torch.float16)
+        a = torch.zeros(10, dtype=torch.float64, device=device)
+        b = torch.zeros(10, dtype=torch.int8, device=device)
+        c = torch.zeros(3, 5, dtype=torch.float16, device=device)
     assert live.bytes == 80 + 10 + 30
 
 
@@ -38,25 +38,25 @@ def test_tensors_built_from_python_data_are_counted():
     del x
 
 
-def test_peak_sees_transients():
+def test_peak_sees_transients(device):
     with LiveTensors() as live:
-        y = torch.ones(250).exp()  # ones (1,000 B) dies when exp's output (1,000 B) is kept
+        y = torch.ones(250, device=device).exp()  # ones (1,000 B) dies when exp's output (1,000 B) is kept
     assert (live.bytes, live.peak) == (1000, 2000)
     del y
 
 
-def test_in_place_ops_and_detach_add_nothing():
+def test_in_place_ops_and_detach_add_nothing(device):
     with LiveTensors() as live:
-        x = torch.zeros(100)
+        x = torch.zeros(100, device=device)
         x.add_(1).mul_(2)
         d = x.detach()
         assert live.bytes == 400
     del x, d
 
 
-def test_track_adds_existing_storages_once():
-    model = torch.nn.Linear(10, 5)  # weight 50 + bias 5 floats
-    x = torch.zeros(3, 10)
+def test_track_adds_existing_storages_once(device):
+    model = torch.nn.Linear(10, 5).to(device)  # weight 50 + bias 5 floats
+    x = torch.zeros(3, 10, device=device)
     with LiveTensors() as live:
         live.track(model, x, [x, model.weight])
         assert live.bytes == (55 + 30) * 4
@@ -64,18 +64,61 @@ def test_track_adds_existing_storages_once():
     assert live.bytes == 55 * 4
 
 
-def test_nested_meters_both_count():
+@pytest.mark.parametrize("set_to_none", [True, False], ids=["zero_grad frees the grads", "zero_grad zeroes them"])
+def test_a_tracked_model_and_optimizer_make_the_change_over_a_block_net(device, allocated, adam_step, set_to_none):
+    """track(model) takes in the parameters' .grads, track(optimizer) its state: the old .grads a step frees count."""
+    model, optimizer, step = adam_step(set_to_none)
+    before = allocated()
+    with LiveTensors().track(model, optimizer) as live:
+        start = live.bytes
+        step()
+    assert live.bytes - start == allocated() - before == 0
+
+
+def test_the_live_meter_reads_the_allocators_growth(device, allocated, block_rounding):
+    before = allocated()
+    with LiveTensors() as live:
+        kept = [torch.ones(n, device=device).exp() for n in (1000, 333, 1)]
+    growth, metered = allocated() - before, live.by_device[str(kept[0].device)]
+    assert 0 <= growth - metered <= block_rounding * live.count, (growth, metered)
+    del kept
+
+
+def test_graph_memory_reads_what_backward_frees_after_another_meter_ran(device, allocated):
+    with LiveTensors():  # a meter before it, whose tensors then die
+        kept = [torch.ones(1 << 16, device=device).exp() for _ in range(3)]
+    del kept
+    x = torch.ones(1 << 16, device=device, requires_grad=True)  # 256 kB: a multiple of any allocator's block
+    with GraphMemory() as graph:
+        y = x.exp().sin().sum()
+    saved, held = graph.bytes, allocated()  # read while the graph is alive
+    (gradient,) = torch.autograd.grad(y, x)
+    del gradient
+    assert saved == held - allocated() == x.untyped_storage().nbytes(), "exp's output, saved by exp and by sin"
+    assert graph.bytes == 0, "backward freed it"
+
+
+def test_untracked_the_meter_counts_only_what_the_block_made(adam_step):
+    """Without track(), the .grads a step frees existed before the block: the meter reads the new ones alone."""
+    model, optimizer, step = adam_step(set_to_none=True)
+    grads = sum(p.grad.untyped_storage().nbytes() for p in model.parameters())
+    with LiveTensors() as live:
+        step()
+    assert live.bytes == grads
+
+
+def test_nested_meters_both_count(device):
     with LiveTensors() as outer:
-        a = torch.zeros(100)
+        a = torch.zeros(100, device=device)
         with LiveTensors() as inner:
-            b = torch.zeros(50)
+            b = torch.zeros(50, device=device)
         assert (outer.bytes, inner.bytes) == (600, 200)
     del a, b
     assert (outer.bytes, inner.bytes) == (0, 0)
 
 
-def test_gradients_made_by_backward_are_counted():
-    w = torch.ones(1000, requires_grad=True)
+def test_gradients_made_by_backward_are_counted(device):
+    w = torch.ones(1000, requires_grad=True, device=device)
     with LiveTensors() as live:
         (w * 3).sum().backward()
         assert w.grad is not None
@@ -85,17 +128,17 @@ def test_gradients_made_by_backward_are_counted():
     assert live.bytes == 0
 
 
-def test_meter_holds_no_reference():
+def test_meter_holds_no_reference(device):
     with LiveTensors() as live:
-        x = torch.zeros(1000)
+        x = torch.zeros(1000, device=device)
         del x
         assert live.bytes == 0, "deleting the only reference must free the storage while the meter is alive"
 
 
-def test_growth_through_out_arguments_and_resize_is_counted():
-    a = torch.randn(100, 100)
+def test_growth_through_out_arguments_and_resize_is_counted(device):
+    a = torch.randn(100, 100, device=device)
     with LiveTensors() as live:
-        buffer = torch.empty(0)
+        buffer = torch.empty(0, device=device)
         torch.mm(a, a, out=buffer)  # the op resizes the empty buffer to 100 x 100 floats
         assert live.bytes == 40_000
         buffer.resize_(50_000)
@@ -123,8 +166,8 @@ def test_track_rejects_non_tensors_with_a_clear_error():
 
 # ---------------------------------------------------------------- GraphMemory
 
-def test_exp_saves_its_output_and_sin_its_input():
-    x = torch.randn(1000, requires_grad=True)
+def test_exp_saves_its_output_and_sin_its_input(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as graph:
         y = x.exp()
         z = x.sin()
@@ -135,8 +178,8 @@ def test_exp_saves_its_output_and_sin_its_input():
     assert graph.by_kind == {"parameters": 0, "inputs": 4000, "activations": 4000}
 
 
-def test_nested_graph_meters_each_count_what_is_saved_inside_them():
-    x = torch.randn(1000, requires_grad=True)
+def test_nested_graph_meters_each_count_what_is_saved_inside_them(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as outer:
         with GraphMemory() as inner:
             y = x.exp()
@@ -155,25 +198,25 @@ def test_graph_memory_warns_that_it_replaces_save_on_cpu():
                 pass
 
 
-def test_a_storage_saved_twice_counts_once():
-    x = torch.randn(1000, requires_grad=True)
+def test_a_storage_saved_twice_counts_once(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as graph:
         y = x.sin() + x.cos()  # both save x
     assert graph.count == 2 and graph.bytes == 4000
     del y
 
 
-def test_linear_layer_saves_its_input_and_refers_to_its_weight():
-    layer = torch.nn.Linear(100, 10, bias=False)
-    x = torch.randn(32, 100, requires_grad=True)
+def test_linear_layer_saves_its_input_and_refers_to_its_weight(device):
+    layer = torch.nn.Linear(100, 10, bias=False).to(device)
+    x = torch.randn(32, 100, requires_grad=True, device=device)
     with GraphMemory() as graph:
         out = layer(x)
     assert graph.by_kind == {"parameters": 100 * 10 * 4, "inputs": 32 * 100 * 4, "activations": 0}
     del out
 
 
-def test_backward_frees_the_graph_and_retain_graph_keeps_it():
-    x = torch.randn(1000, requires_grad=True)
+def test_backward_frees_the_graph_and_retain_graph_keeps_it(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as graph:
         y = x.exp().sum()
     y.backward(retain_graph=True)
@@ -182,16 +225,16 @@ def test_backward_frees_the_graph_and_retain_graph_keeps_it():
     assert graph.bytes == 0 and graph.count == 0
 
 
-def test_dropping_the_output_frees_the_graph():
-    x = torch.randn(1000, requires_grad=True)
+def test_dropping_the_output_frees_the_graph(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as graph:
         y = x.exp().sum()
     del y
     assert graph.bytes == 0
 
 
-def test_create_graph_grows_the_saved_bytes():
-    x = torch.randn(1000, requires_grad=True)
+def test_create_graph_grows_the_saved_bytes(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory() as graph:
         y = x.exp().sum()
         first = graph.bytes
@@ -207,8 +250,8 @@ def test_create_graph_grows_the_saved_bytes():
     assert graph.bytes == 0
 
 
-def test_backward_create_graph_cycle_survives_gc_until_grad_is_reset():
-    w = torch.nn.Parameter(torch.randn(1000))
+def test_backward_create_graph_cycle_survives_gc_until_grad_is_reset(device):
+    w = torch.nn.Parameter(torch.randn(1000, device=device))
     with GraphMemory() as graph:
         with warnings.catch_warnings():  # torch warns of this cycle once per process (TORCH_WARN_ONCE)
             warnings.simplefilter("ignore", UserWarning)
@@ -221,8 +264,8 @@ def test_backward_create_graph_cycle_survives_gc_until_grad_is_reset():
     assert graph.bytes == 0
 
 
-def test_in_place_changes_to_saved_tensors_still_raise_under_the_meter():
-    x = torch.randn(1000, requires_grad=True)
+def test_in_place_changes_to_saved_tensors_still_raise_under_the_meter(device):
+    x = torch.randn(1000, requires_grad=True, device=device)
     with GraphMemory():
         y = x.exp()
         y.add_(1)  # exp saved y: the gradient would silently be wrong
@@ -275,10 +318,10 @@ def test_exiting_on_another_thread_is_an_error(nothing_installed):
     assert nothing_installed()
 
 
-def test_rerunning_a_cell_does_not_stack_state(nothing_installed):
+def test_rerunning_a_cell_does_not_stack_state(device, nothing_installed):
     for _ in range(3):
         with LiveTensors() as live, GraphMemory() as graph:
-            y = torch.ones(10, requires_grad=True).exp().sum()
+            y = torch.ones(10, requires_grad=True, device=device).exp().sum()
         assert graph.bytes == 40
         del y
     assert nothing_installed()
@@ -286,8 +329,8 @@ def test_rerunning_a_cell_does_not_stack_state(nothing_installed):
 
 # ---------------------------------------------------------------- measure and device counters
 
-def test_measure_reports_exact_numbers():
-    report = measure(lambda: torch.ones(1000, requires_grad=True).exp().sum())
+def test_measure_reports_exact_numbers(device):
+    report = measure(lambda: torch.ones(1000, requires_grad=True, device=device).exp().sum())
     # peak: the leaf (4,000 B) + exp's output (4,000 B) + the sum (4 B), all alive at the end
     assert (report.peak_bytes, report.saved_bytes, report.leftover_bytes) == (8004, 4000, 0)
     # held while the result lives: the leaf (a cycle-free reference from the graph), exp's output, the sum
@@ -295,8 +338,8 @@ def test_measure_reports_exact_numbers():
     assert "saved for backward" in str(report) and "<table>" in report._repr_html_()
 
 
-def test_a_loss_history_of_tensors_leaks_a_known_amount_and_item_does_not():
-    w = torch.nn.Parameter(torch.randn(100))
+def test_a_loss_history_of_tensors_leaks_a_known_amount_and_item_does_not(device):
+    w = torch.nn.Parameter(torch.randn(100, device=device))
     history, totals = [], []
 
     def step_keep_tensor():
@@ -325,13 +368,14 @@ def test_device_memory_has_only_keys_that_exist_here():
     assert ("cuda_allocated" in readings) == torch.cuda.is_available()
 
 
-def test_bytes_are_also_split_by_device():
+def test_bytes_are_also_split_by_device(device):
     with LiveTensors() as live:
-        x = torch.zeros(1000)
-        y = torch.zeros(10, dtype=torch.float64)
-    assert live.by_device == {"cpu": 4080} and live.peak_by_device == {"cpu": 4080}
+        x = torch.zeros(1000, device=device)
+        y = torch.zeros(10, dtype=torch.float64, device=device)
+    name = str(x.device)  # "cpu", "cuda:0"
+    assert live.by_device == {name: 4080} and live.peak_by_device == {name: 4080}
     del x
-    assert live.by_device == {"cpu": 80}
+    assert live.by_device == {name: 80}
     del y
 
 

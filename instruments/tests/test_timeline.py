@@ -10,11 +10,11 @@ from autograd_memory.seams.torch_internals import current_dispatch_mode, top_sav
 
 
 
-def problem():
+def problem(device="cpu"):
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(30, 40), torch.nn.Tanh(), torch.nn.Linear(40, 1))
+    model = torch.nn.Sequential(torch.nn.Linear(30, 40), torch.nn.Tanh(), torch.nn.Linear(40, 1)).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x, y = torch.randn(64, 30), torch.randn(64, 1)
+    x, y = torch.randn(64, 30, device=device), torch.randn(64, 1, device=device)
 
     def step():
         optimizer.zero_grad()
@@ -25,8 +25,8 @@ def problem():
     return model, optimizer, step
 
 
-def test_the_kinds_add_up_to_the_live_bytes_after_every_op():
-    model, optimizer, step = problem()
+def test_the_kinds_add_up_to_the_live_bytes_after_every_op(device):
+    model, optimizer, step = problem(device)
     memory = timeline(step, model, optimizer)
     assert isinstance(memory, Timeline) and list(memory.by_kind) == list(KINDS)
     assert len(memory.ops) == len(memory.total) == len(memory.sites) > 20
@@ -34,8 +34,18 @@ def test_the_kinds_add_up_to_the_live_bytes_after_every_op():
         assert sum(values[index] for values in memory.by_kind.values()) == total, memory.ops[index]
 
 
-def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads():
-    model, optimizer, step = problem()
+@pytest.mark.parametrize("set_to_none", [True, False], ids=["zero_grad frees the grads", "zero_grad zeroes them"])
+def test_end_minus_start_is_the_net_change_of_live_tensors(device, allocated, adam_step, set_to_none):
+    """What the allocator would say: the old .grads a step frees count, and so do the optimizer's temporaries that die
+    when the step returns (after its last op)."""
+    model, optimizer, step = adam_step(set_to_none)
+    before = allocated()
+    memory = timeline(step, model, optimizer)
+    assert memory.total[-1] - memory.total[0] == allocated() - before == 0
+
+
+def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads(device):
+    model, optimizer, step = problem(device)
     memory = timeline(step, model, optimizer)
     params = list(model.parameters())
     tracked = params + [p.grad for p in params] + list(tensors_in(list(optimizer.state.values())))
@@ -46,8 +56,8 @@ def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads():
     assert memory.peak_op.startswith("aten.") and "line" in memory.peak_op
 
 
-def test_parameters_gradients_and_adam_state_read_what_their_shapes_say():
-    model, optimizer, step = problem()
+def test_parameters_gradients_and_adam_state_read_what_their_shapes_say(device):
+    model, optimizer, step = problem(device)
     memory = timeline(step, model, optimizer)
     weights = sum(p.numel() * p.element_size() for p in model.parameters())
     step_counters = sum(state["step"].untyped_storage().nbytes() for state in optimizer.state.values())
@@ -58,8 +68,8 @@ def test_parameters_gradients_and_adam_state_read_what_their_shapes_say():
     assert max(memory.by_kind["saved for backward"]) > 0
 
 
-def test_the_phases_come_in_order_and_saved_bytes_peak_before_backward():
-    model, optimizer, step = problem()
+def test_the_phases_come_in_order_and_saved_bytes_peak_before_backward(device):
+    model, optimizer, step = problem(device)
     memory = timeline(step, model, optimizer)
     phases = memory.phases
     order = [phase for i, phase in enumerate(phases) if i == 0 or phase != phases[i - 1]]

@@ -57,12 +57,12 @@ def test_unknown_meter_lists_the_known_ones():
         leaky_trace().growth_per_step("cuda")
 
 
-def test_memory_budget_stops_a_growing_loop_at_the_right_step():
+def test_memory_budget_stops_a_growing_loop_at_the_right_step(device):
     kept = []
     with pytest.raises(MemoryBudgetExceeded) as stop:
         with memory_budget(100_000) as budget:
             for step in range(1000):
-                kept.append(torch.zeros(1000))  # 4,000 bytes a step, never freed
+                kept.append(torch.zeros(1000, device=device))  # 4,000 bytes a step, never freed
     # 25 tensors fit exactly (100,000 bytes); the 26th crosses the budget
     assert step == 25 and len(kept) == 25
     assert (stop.value.reached, stop.value.budget) == (104_000, 100_000)
@@ -72,8 +72,8 @@ def test_memory_budget_stops_a_growing_loop_at_the_right_step():
     assert current_dispatch_mode() is None, "nothing stays installed after the budget stops the loop"
 
 
-def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
-    big = torch.zeros(1000)
+def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor(device):
+    big = torch.zeros(1000, device=device)
     with pytest.raises(MemoryBudgetExceeded, match="at track"):
         with memory_budget(100).track(big):
             pass
@@ -81,7 +81,7 @@ def test_budget_covers_tracked_tensors_resizes_and_ops_that_return_no_tensor():
         budget.track(big)
         assert big.sum().item() == 0 and torch.equal(big, big), "ops returning no tensor run normally"
         with pytest.raises(MemoryBudgetExceeded, match="resize_"):
-            torch.empty(0).resize_(1000)  # 4,000 more bytes, grown in place
+            torch.empty(0, device=device).resize_(1000)  # 4,000 more bytes, grown in place
     assert current_dispatch_mode() is None
 
 

@@ -46,3 +46,16 @@ def test_a_figure_is_drawn_once_per_method_until_the_next_measurement():
     assert len({frame[frame.index("<svg"):] for frame in view.frames.values()}) == 1, (
         "the static explorer's frames of one method share one figure, with every point of the grid")
     assert reading.figure_svg() != drawn, "measured since: d = 4 is a new live point, drawn again"
+
+
+@pytest.mark.parametrize("device", ["cpu"] + ["cuda"] * torch.cuda.is_available())
+def test_the_explorer_measures_the_scaling_tables_step_on_the_tables_device(device):
+    """Notebook 06 compares the explorer's peaks with its scaling table's, which runs on the notebook's device."""
+    d, methods = 8, {name: laplacians.METHODS[name] for name in ("forward Laplacian (one pass)",)}
+    net = TanhMLP(d + 1, width=explorers.LIVE_WIDTH, hidden_layers=explorers.LIVE_DEPTH).to(device)
+    points = torch.rand(explorers.LIVE_POINTS, d + 1, generator=torch.Generator().manual_seed(d)).to(device)
+    (row,) = laplacians.compare_laplacians(net, points, methods, repeats=1)
+    reading = explorers.laplacian_reading(row["method"], d, device=device)
+    assert reading.peak == row["peak_bytes"] and reading.saved == row["saved_bytes"]
+    panel = explorers.laplacian_methods(device)
+    assert panel.update(d=d).peak == row["peak_bytes"], "the panel measures on the device it was given"

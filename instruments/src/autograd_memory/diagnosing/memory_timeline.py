@@ -169,7 +169,7 @@ class _PackRecorder(GraphMemory):
 class Timeline(ShowsAsText):
     """Live bytes after every op of one step (index 0: before the first op), split by kind."""
 
-    ops: list            # op names, e.g. "aten.mm.default"
+    ops: list            # op names, e.g. "aten.mm.default"; the first is "(start)", the last "(end)" (the step returned)
     sites: list = field(repr=False)   # (code, line, phase) of each op: the learner's line where the bytes reached a new high, else (None, 0, phase)
     total: list = field(repr=False)   # live bytes after each op
     by_kind: dict = field(repr=False)  # kind -> live bytes after each op
@@ -254,8 +254,11 @@ def timeline(step, model=None, optimizer=None):
     """Run ``step()`` once and record the live bytes after every op, split by kind (see the module).
 
     ``model`` and ``optimizer`` say what counts as parameters, gradients and optimizer state; their
-    tensors that exist before the step are counted from the start. Exact in bytes on CPU; on CUDA
-    ``by_device`` of a plain :class:`~autograd_memory.LiveTensors` reads the same way.
+    tensors that exist before the step are counted from the start, so what the step frees of them
+    (the old ``.grad`` s ``zero_grad()`` drops) counts too: ``total[-1] - total[0]``, read when the step
+    has returned, is the net change the allocator sees (``torch.cuda.memory_allocated``; on CPU the
+    bytes of all live tensors), as long as the step frees nothing else that existed before it.
+    Exact in bytes on CPU; on CUDA the allocator rounds each block up to 512 bytes.
     """
     check_step(step, "timeline", "timeline(train_step, model, optimizer)")
     if model is not None and not isinstance(model, torch.nn.Module):
@@ -273,6 +276,9 @@ def timeline(step, model=None, optimizer=None):
         ops.total.append(ops.bytes)
         with _PackRecorder(ops) as packer:
             call_step(step, "timeline")
+        # what the step's last lines held (an optimizer's temporaries) dies as it returns, after its last op
+        ops.ops.append(("(end)", (None, 0, ops.ops[-1][1][2])))
+        ops.total.append(ops.bytes)
         kinds = dict.fromkeys(packer.packed, "saved for backward")
         kinds.update(before)
         kinds.update(_kinds(ops, params, optimizer))

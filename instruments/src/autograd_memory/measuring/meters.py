@@ -275,7 +275,13 @@ class LiveTensors(_Meter):
     ``.bytes`` is what is alive now, ``.peak`` the highest ``.bytes`` while active: the **peak of live
     tensors**, read between ops. A storage is counted once however many views share it, and
     subtracted when it is freed, also after the ``with`` block ends. Storages that existed before (a
-    model's parameters, inputs) are added with :meth:`track`. Works on CPU, CUDA and MPS; nested meters
+    model's parameters and ``.grad`` s, an optimizer's state, inputs) are added with :meth:`track`.
+
+    It counts **what the block made**, not the allocator's net change: a block that frees a tensor
+    made before it (``zero_grad()`` dropping the old ``.grad`` s) lowers ``torch.cuda.memory_allocated``
+    but not this meter, unless that tensor was tracked. With everything the block frees tracked, the
+    change of ``.bytes`` over the block is the net change (:func:`autograd_memory.timeline` tracks the
+    model and the optimizer itself). Works on CPU, CUDA and MPS; nested meters
     each count. Sparse tensors count their component storages (COO indices and values, CSR crow/col/
     values), wrapper subclasses (``torch.nested`` jagged tensors) their inner tensors' storages.
 
@@ -353,24 +359,31 @@ class LiveTensors(_Meter):
                 "outside any meter.", stacklevel=4)
 
     def track(self, *items):
-        """Count storages that already exist: tensors, ``nn.Module`` s (parameters and buffers), or lists of them.
+        """Count storages that already exist, so that their frees count too: tensors, ``nn.Module`` s (parameters,
+        their ``.grad`` s and buffers), optimizers (their state, their parameters and ``.grad`` s), or lists of them.
 
-        Returns ``self`` so that ``with LiveTensors().track(model, x) as live:`` reads naturally.
+        Returns ``self`` so that ``with LiveTensors().track(model, optimizer, x) as live:`` reads naturally.
         """
         if self._state == "finished":
             raise RuntimeError("This LiveTensors has finished; create a new one to track more tensors.")
+        trackable = (torch.Tensor, torch.nn.Module, torch.optim.Optimizer)
         for item in items:
             if isinstance(item, torch.nn.Module):
-                tensors = list(item.parameters()) + list(item.buffers())
+                parameters = list(item.parameters())
+                tensors = parameters + [p.grad for p in parameters if p.grad is not None] + list(item.buffers())
+            elif isinstance(item, torch.optim.Optimizer):
+                parameters = [p for group in item.param_groups for p in group["params"]]
+                tensors = (parameters + [p.grad for p in parameters if p.grad is not None]
+                           + tensors_in(list(item.state.values())))
             elif isinstance(item, torch.Tensor):
                 tensors = [item]
-            elif isinstance(item, (list, tuple)) and all(isinstance(t, (torch.Tensor, torch.nn.Module)) for t in item):
+            elif isinstance(item, (list, tuple)) and all(isinstance(t, trackable) for t in item):
                 self.track(*item)
                 continue
             else:
                 raise TypeError(
-                    f"track() takes tensors, nn.Modules or lists of them; got {type(item).__name__}. "
-                    "Example: live.track(model, x)."
+                    f"track() takes tensors, nn.Modules, optimizers or lists of them; got {type(item).__name__}. "
+                    "Example: live.track(model, optimizer, x)."
                 )
             for tensor in tensors:
                 for storage in internals.storages_of(tensor):
