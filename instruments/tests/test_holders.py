@@ -311,7 +311,7 @@ def test_a_deque_with_a_maxlen_that_fills_within_the_steps_is_bounded_not_a_leak
         window.append(loss)  # its graph too: nodes stop growing with the bytes
     report = find_leaks(step)
     assert report.rows == [] and len(report.bounded) == 1, report
-    assert "stopped growing" in report.bounded[0].bounded
+    assert "a deque(maxlen=3): bounded by its length" in report.bounded[0].bounded
     report.assert_flat()
 
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 from .sites import source_location
 
-__all__ = ["Remedy", "remedy", "edit_line", "ACTIONS"]
+__all__ = ["Remedy", "remedy", "edit_line", "container", "ACTIONS"]
 
 KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR = "keep a number", "detach the carried state", "clear it", "clear the cache"
+RESET = "reset it each step"
 NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK = "backward without create_graph", "register the hook once", "nothing", "look"
-ACTIONS = (KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR, NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK)
+ACTIONS = (KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR, RESET, NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK)
 _APPEND = {"append", "appendleft", "add", "insert", "extend", "put"}
 
 
@@ -53,22 +54,24 @@ def remedy(row, last, step_code, graph_grows):
         return Remedy(fix.action, fix.target, f"kept by {row.part_of.kept_in}, which leaks above: {fix.text}",
                       fix.where, fix.old, fix.new)
     if row.bounded:
-        return Remedy(NOTHING, text="nothing to fix: bounded by the optimizer's settings or done once"
-                      if "optimizer" in row.bounded else
-                      "nothing to fix: it stopped growing (made once, or kept in a window of fixed size)")
+        why = ("bounded by the optimizer's settings" if "optimizer" in row.bounded else
+               "bounded by the deque's length" if "deque(maxlen" in row.bounded else
+               "made once, not every step" if row.bounded.startswith("made once") else
+               "it stopped growing (made once, or kept in a window of fixed size)")
+        return Remedy(NOTHING, text=f"nothing to fix: {why}")
     found = last.found
     holder = found.holders.get(row.kept_in)
+    lines = _candidate_lines(row, last, step_code)
+    if row.kept_in in found.hooks:
+        return _register_once(row.kept_in, lines)
     if holder is None and row.kept_in not in found.caches:
         return Remedy(LOOK, text=(
             "look for where the tensors made on this line are kept (a list, an attribute, a hook, a cache): "
             f"the search gave up after {found.visited} objects" if found.exhausted else
             "no name the step reaches keeps them: look for hooks or caches in other modules, or a graph kept "
             "by retain_graph=True"))
-    lines = _candidate_lines(row, last, step_code)
-    if row.kept_in in found.hooks:
-        return _register_once(row.kept_in, lines)
     if row.kept_in in found.caches:
-        target = _named_as(row.kept_in, lines)
+        target = _seen_by(row.kept_in, step_code, lines)
         return _at_start(CACHE_CLEAR, f"{target}.cache_clear()", target, step_code,
                          f"{target} is a functools cache that gains entries every step, each keeping tensors (and their "
                          f"graph): call {target}.cache_clear() at the start of each step, or cache numbers, not tensors")
@@ -78,34 +81,42 @@ def remedy(row, last, step_code, graph_grows):
             "points to the last: call backward() without create_graph=True (torch.autograd.grad(..., create_graph=True) "
             "gives the derivative the loss needs), or set .grad = None after each step"))
     path = holder.path.split(" (")[0]
-    chained = graph_grows and not row.bytes_per_step  # one entry that carries a longer graph each step
-    container = _container(path) if _in_container(holder.path) and not chained else ""
-    if container:
-        name = _last_name(container)
-        target = _named_as(container, lines)
+    # one entry that carries a longer graph each step (metrics['loss'] = metrics['loss'] + loss), not one more entry
+    chained = graph_grows and not row.bytes_per_step and not re.search(r"\[-\d+\]$", path)
+    entries = container(path) if _in_container(holder.path) and not chained else ""
+    if entries:
+        name = _last_name(entries)
+        target = _seen_by(entries, step_code, lines)
         if holder.numel == 1:
             return _edited(KEEP_NUMBER, target, lines, name, (
-                f"{container} gains entries every step, each a tensor{' and its graph' if graph_grows else ''}: store "
+                f"{entries} gains entries every step, each a tensor{' and its graph' if graph_grows else ''}: store "
                 "a number instead, .item() (a .detach()-ed tensor would keep the same bytes)"))
         return _at_start(CLEAR, f"{target}.clear()", target, step_code, (
-            f"{container} gains entries every step: clear it at the start of each step, or keep a number or a smaller "
+            f"{entries} gains entries every step: clear it at the start of each step, or keep a number or a smaller "
             "summary in it (.detach() keeps the same bytes)"))
     name, target = _last_name(path), _named_as(path, lines)
     if holder.numel == 1 and graph_grows:
         return _edited(KEEP_NUMBER, target, lines, name, (
             f"{path} chains each step's graph onto the last: keep a number in it (add loss.item(), not loss)"))
+    if graph_grows and path in found.on_tensors:  # fast weights on a parameter: each step starts from the parameter
+        attribute = path.rpartition(".")[2]  # and the same attribute on the other tensors (every fast weight)
+        resets = "; ".join(f"{_seen_by(on, step_code, lines)} = {_seen_by(tensor, step_code, lines)}"
+                           for on, tensor in found.on_tensors.items() if on.rpartition(".")[2] == attribute)
+        return _at_start(RESET, resets, target, step_code, (
+            f"{path} chains each step's graph onto the last: start every .{attribute} again from its tensor at the start "
+            "of each step (as MAML's inner loop does for each task)"))
     if graph_grows:
         return _edited(DETACH_CARRIED, target, lines, name, (
             f"{path} carries each step's graph into the next: .detach() it where the next step reads it "
             f"({target}.detach()), so backward stops at the step's start"))
-    return _at_start(CLEAR, f"{target} = None", target, step_code,
+    return _at_start(RESET, f"{target} = None", target, step_code,
                      f"{path} keeps them across steps: reset it each step (or keep a number, .item(), instead)")
 
 
-def _container(path):
+def container(path):
     """The container a row's entries go into: the path less its last element (an index, an element, a key).
 
-    >>> _container("metrics['loss'][-1]"), _container("evals[-1][1]"), _container("grads (an element)")
+    >>> container("metrics['loss'][-1]"), container("evals[-1][1]"), container("grads (an element)")
     ("metrics['loss']", 'evals', 'grads')
     """
     path = path.removesuffix(" (an element)").removesuffix(" (a key)")
@@ -164,6 +175,14 @@ def _named_as(path, lines):
                 if isinstance(sub, (ast.Name, ast.Attribute)) and _name_of(sub) == name:
                     return ast.unparse(sub)
     return path.split("[")[0]
+
+
+def _seen_by(path, step_code, lines):
+    """``path`` if the step's code can name its first name (a global or closure variable it uses, ``self``), else
+    the path as the code writes it."""
+    root = re.match(r"\w+", path)
+    names = (*step_code.co_names, *step_code.co_varnames, *step_code.co_freevars) if step_code is not None else ()
+    return path if root and root.group() in names else _named_as(path, lines)
 
 
 def _edited(action, target, lines, name, text):

@@ -82,6 +82,8 @@ class Found:
     hooks: dict = field(default_factory=dict)  # path of a module's hook dict (``model[0]._forward_hooks``) -> (its size,
     # the code and first line of its newest hook)
     caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
+    windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
+    on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
     visited: int = 0
     exhausted: bool = False
 
@@ -384,6 +386,8 @@ class _Search:
                 found.optimizer_states.add(path + ".state")  # a library's optimizer: its settings bound its state
             if isinstance(value, _LRU_CACHE):
                 found.caches[path] = value.cache_info().currsize
+            elif isinstance(value, collections.deque) and value.maxlen is not None:
+                found.windows[path] = value.maxlen
             try:
                 children = _children(value)
             except Exception:  # a property that raises, a container changing under us: not searched
@@ -426,6 +430,7 @@ class _Search:
         attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
         for name, item in list(attributes.items()) if attributes else ():
             if _searched(item):
+                self.found.on_tensors[f"{path}.{name}"] = path
                 queue.append((f"{path}.{name}", item, key if pinned or key != path else f"{path}.{name}", note,
                               through_grad, pinned))
         if tensor.grad_fn is not None:

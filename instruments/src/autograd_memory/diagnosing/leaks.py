@@ -34,7 +34,7 @@ from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
-from .fixes import remedy
+from .fixes import container as _container, remedy
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
 
@@ -351,8 +351,12 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
         row.bounded = _bounded(row, readings, born, steps)
     _one_voice(rows.values())
     graphs_grow = {row.kept_in for row in rows.values() if row.nodes_per_step}
-    for row in sorted(rows.values(), key=lambda row: bool(row.bounded)):  # a leak's fix first: bounded rows it keeps
-        row.remedy = remedy(row, last, step_code, row.kept_in in graphs_grow)  # share it
+    by_holder = {}  # one fix per holder: the rows it keeps read the same advice
+    for row in sorted(rows.values(), key=lambda row: (bool(row.bounded), -row.nodes_per_step, -row.bytes_per_step)):
+        key = (row.kept_in, bool(row.bounded)) if row.kept_in else id(row)  # a leak's fix first: bounded rows it
+        if key not in by_holder:                                             # keeps share it
+            by_holder[key] = remedy(row, last, step_code, row.kept_in in graphs_grow)
+        row.remedy = by_holder[key]
         row.fix = row.remedy.text
         if not row.holder:
             row.holder = f"holder not found within {last.found.visited} objects"
@@ -384,6 +388,9 @@ def _bounded(row, readings, born, steps):
         return "optimizer state, bounded"
     if row.phases and set(row.phases) == {"optimizer"}:
         return "made inside optimizer.step: optimizer state, bounded"
+    window = _container(row.holder.split(" (")[0])
+    if window in last.found.windows:
+        return f"kept in {window}, a deque(maxlen={last.found.windows[window]}): bounded by its length"
     if middle is None:
         return ""
     line = row.site if not isinstance(row.site, str) and not row.hooks_per_step else None
