@@ -311,7 +311,7 @@ def test_a_deque_with_a_maxlen_that_fills_within_the_steps_is_bounded_not_a_leak
         window.append(loss)  # its graph too: nodes stop growing with the bytes
     report = find_leaks(step)
     assert report.rows == [] and len(report.bounded) == 1, report
-    assert "stopped growing" in report.bounded[0].bounded
+    assert "a deque(maxlen=3): bounded by its length" in report.bounded[0].bounded
     report.assert_flat()
 
 
@@ -380,6 +380,7 @@ def test_state_that_a_learners_optimizer_keeps_growing_is_a_leak_not_bounded():
     assert report.top is not None and not report.bounded, report
     assert report.top.holder.startswith("optimizer.state[...]['history']"), report
     assert "optimizer.state[...]['history'] gains entries" in report.top.fix and ".detach() keeps" in report.top.fix
+    assert report.top.remedy.action == "clear it"  # tensors of many numbers: .item() would not do
 
 
 class Stash:
@@ -461,7 +462,7 @@ def test_tensors_that_keep_no_graph_are_not_told_to_detach():
             preds.append(torch.ones(64) * loss)
     report = find_leaks(leaking_step(keep))
     assert report.top.holder == "preds[-1]" and report.top.nodes_per_step == 0, report
-    assert ".detach() keeps the same memory" in report.top.fix, report.top.fix
+    assert ".detach() keeps the same bytes" in report.top.fix, report.top.fix
 
 
 def test_a_class_the_search_met_can_die_with_what_its_body_keeps():

@@ -33,6 +33,7 @@ import torch
 
 from ..seams import torch_internals as internals
 from . import LIBRARY_DIRS
+from .steps import step_function
 
 __all__ = ["Root", "Holder", "Found", "search", "roots_of", "frame_locals", "MAX_OBJECTS"]
 
@@ -66,6 +67,8 @@ class Holder:
     nodes: int = 0
     storage: int = 0      # id of the storage of the tensor at ``path`` (0: none)
     through_grad: bool = False  # reached through a .grad
+    graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
+    numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
 
 
 @dataclass
@@ -76,6 +79,11 @@ class Found:
     holders: dict = field(default_factory=dict)
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
     optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
+    hooks: dict = field(default_factory=dict)  # path of a module's hook dict (``model[0]._forward_hooks``) -> (its size,
+    # the code and first line of its newest hook)
+    caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
+    windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
+    on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
     visited: int = 0
     exhausted: bool = False
 
@@ -269,10 +277,18 @@ def _children(value):
                [(f".keywords[{k!r}]", item, "item") for k, item in value.keywords.items()]
     if isinstance(value, torch.nn.Module):
         return _module_children(value)
+    if isinstance(value, _LRU_CACHE):  # its entries are not readable from Python: find_leaks reads its size instead
+        return []
     if isinstance(value, types.ModuleType):  # a learner's module: its names, as roots_of reads globals
         return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
                 if not name.startswith("_") and _searched(item)]
     return _attributes(value)
+
+
+def _code_of(hook):
+    """(code object, first line) of the function a hook calls, (None, 0) for a builtin."""
+    function = step_function(hook)
+    return (function.__code__, function.__code__.co_firstlineno) if function is not None else (None, 0)
 
 
 def _full(cell):
@@ -295,7 +311,8 @@ def _attributes(value):
     return children + _class_data(value, namespace)
 
 
-_CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor)
+_LRU_CACHE = type(functools.lru_cache(maxsize=None)(len))  # functools.lru_cache and functools.cache wrappers
+_CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor, _LRU_CACHE)
 _class_data_names = {}  # id(type) -> (((depth in its MRO, name), ...) of data in its learner's class bodies, weakref)
 
 
@@ -327,8 +344,8 @@ def _module_children(module):
         elif name == "_modules":
             children += [(f"[{key}]" if key.isdigit() else f".{key}", sub, "attr") for key, sub in item.items()
                          if sub is not None]
-        elif name.endswith("hooks") and isinstance(item, dict):
-            children += [(f".{name}[{key}]", hook, "item") for key, hook in item.items()]
+        elif name.endswith("hooks") and isinstance(item, dict) and item:
+            children.append((f".{name}", item, "hooks"))
         elif not name.startswith("_"):
             children.append((f".{name}", item, "attr"))
     return children + _class_data(module, module.__dict__)
@@ -347,10 +364,10 @@ class _Search:
         queue = collections.deque()  # only what is searched enters it: leaves never cost a path string
         for root in roots:
             if _searched(root.value):
-                queue.append((root.name, root.value, root.name, root.note, False))
+                queue.append((root.name, root.value, root.name, root.note, False, False))
         found, seen = self.found, self.seen
         while queue:
-            path, value, key, note, through_grad = queue.popleft()
+            path, value, key, note, through_grad, pinned = queue.popleft()
             if id(value) in seen:
                 continue
             if found.visited >= self.max_objects:
@@ -360,13 +377,17 @@ class _Search:
             self.keep.append(value)  # ids stay unique while the search runs
             found.visited += 1
             if isinstance(value, torch.Tensor):
-                self.tensor(value, path, key, note, through_grad, queue)
+                self.tensor(value, path, key, note, through_grad, pinned, queue)
                 continue
             if isinstance(value, torch.autograd.graph.Node):
                 self.graph([value], path, key, note)
                 continue
             if isinstance(value, torch.optim.Optimizer) and key == path and not _learners_class(type(value)):
                 found.optimizer_states.add(path + ".state")  # a library's optimizer: its settings bound its state
+            if isinstance(value, _LRU_CACHE):
+                found.caches[path] = value.cache_info().currsize
+            elif isinstance(value, collections.deque) and value.maxlen is not None:
+                found.windows[path] = value.maxlen
             try:
                 children = _children(value)
             except Exception:  # a property that raises, a container changing under us: not searched
@@ -374,13 +395,19 @@ class _Search:
             for edge, child, kind in children:
                 if id(child) in seen or not _searched(child):
                     continue
-                if kind == "closure":  # a new name: the holder is named from here on, where it lives in the note
+                if kind == "hooks":  # what the hooks keep is kept by the hook dict: it is what grows when a step
+                    # registers a hook each time (the dict a hook writes into is only the hook's)
+                    found.hooks[path + edge] = (len(child), *_code_of(list(child.values())[-1]))
+                    queue.append((path + edge, child, path + edge, note, through_grad, True))
+                elif pinned:
+                    queue.append((path + edge, child, key, note, through_grad, True))
+                elif kind == "closure":  # a new name: the holder is named from here on, where it lives in the note
                     name = edge.split(" (")[0].removeprefix(" -> ")
-                    queue.append((name, child, name, edge.partition(" (")[2][:-1], through_grad))
+                    queue.append((name, child, name, edge.partition(" (")[2][:-1], through_grad, False))
                 elif kind == "attr" and key == path:  # still a plain chain of names: the holder key grows
-                    queue.append((path + edge, child, path + edge, note, through_grad))
+                    queue.append((path + edge, child, path + edge, note, through_grad, False))
                 else:
-                    queue.append((path + edge, child, key, note, through_grad))
+                    queue.append((path + edge, child, key, note, through_grad, False))
         self.keep.clear()
         return found
 
@@ -390,21 +417,27 @@ class _Search:
             holder = self.found.holders[key] = Holder(key, path, note, through_grad=through_grad)
         return holder
 
-    def tensor(self, tensor, path, key, note, through_grad, queue):
+    def tensor(self, tensor, path, key, note, through_grad, pinned, queue):
         storages = internals.storages_of(tensor)
         holder = self.holder(key, path, note, through_grad)
         for storage in storages:
             self.found.storages.setdefault(id(storage), path)
             self.found.holder_of_storage.setdefault(id(storage), key)
         if storages:
-            holder.path, holder.storage = path, id(storages[0])
+            holder.path, holder.storage, holder.numel = path, id(storages[0]), max(holder.numel, tensor.numel())
         if tensor.is_leaf and tensor.grad is not None:
-            queue.append((path + ".grad", tensor.grad, path + ".grad", note, True))
+            queue.append((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
+        attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
+        for name, item in list(attributes.items()) if attributes else ():
+            if _searched(item):
+                self.found.on_tensors[f"{path}.{name}"] = path
+                queue.append((f"{path}.{name}", item, key if pinned or key != path else f"{path}.{name}", note,
+                              through_grad, pinned))
         if tensor.grad_fn is not None:
             before = holder.nodes
             self.graph([tensor.grad_fn], path, key, note)
             if holder.nodes > before:
-                holder.path = path
+                holder.path, holder.graph = path, True
 
     def graph(self, stack, path, key, note):
         """Walk autograd nodes from ``stack``: count them for the holder, map what they saved to ``path``."""

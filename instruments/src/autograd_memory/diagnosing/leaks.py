@@ -35,6 +35,7 @@ from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
+from .fixes import container as _container, remedy
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
 
@@ -47,18 +48,19 @@ class _SiteMeter(LiveTensors):
     def __init__(self, step_code=None):
         super().__init__()
         self.step_code = step_code  # the step's own body: a site there needs no call site (one frame walk less)
-        # storage key -> ((code, line, phase, caller code, caller line), nbytes): a record made at the storage's
+        self.step = 0  # which step runs now (0: the warm-up)
+        # storage key -> ((code, line, phase, caller code, caller line), nbytes, step): a record made at the storage's
         # birth, so a reading tells a new storage from an old one that had the same id (ids are reused)
         self.sites = {}
 
     def _on_new_storage(self, key, nbytes, device):
-        self.sites[key] = (creation_site_and_caller(self._owner, self.step_code), nbytes)
+        self.sites[key] = (creation_site_and_caller(self._owner, self.step_code), nbytes, self.step)
 
     def _on_free_storage(self, key, nbytes, device):
         self.sites.pop(key, None)
 
     def alive(self):
-        """storage key -> (site, nbytes) of what is alive now."""
+        """storage key -> (site, nbytes, step made) of what is alive now."""
         self._settle()  # deaths are noticed at the next op or reading: take them in first
         with self._lock:
             return dict(self.sites)
@@ -90,6 +92,9 @@ class LeakRow:
     steps: int = 1
     kept_in: str = ""  # the variable, attribute or container of ``holder``: ``trainer.losses``
     holder_note: str = ""  # where the holder's first name lives: "a variable of make_step()"
+    hooks_per_step: float = 0  # hooks a module gains per step (a hook registered inside the step)
+    remedy: object = None  # the fix as a change to apply: :class:`~autograd_memory.diagnosing.fixes.Remedy`
+    part_of: object = None  # a bounded row kept by a holder that leaks in another row: that row (its fix frees both)
 
     @property
     def where(self) -> str:
@@ -108,6 +113,8 @@ class LeakRow:
             parts.append(f"+{format_bytes(self.bytes_per_step)}/step {_tensors(self.storages_made, self.steps)}")
         if self.nodes_per_step:
             parts.append(f"+{_number(self.nodes_per_step)} graph nodes/step")
+        if self.hooks_per_step:
+            parts.append(f"+{_number(self.hooks_per_step)} hook{'s' if self.hooks_per_step != 1 else ''}/step")
         return ", ".join(parts)
 
     def made(self) -> str:
@@ -259,11 +266,11 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
             rss = [process_rss()]
             middle = None
             for number in range(1, steps + 1):
+                meter.step = number
                 call_step(step, "find_leaks")
                 rss.append(process_rss())
-                if number == (steps + 1) // 2 and steps >= 2:
-                    gc.collect()
-                    middle = _by_line(meter.alive())
+                if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
+                    middle = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
             last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True)
     finally:
         if freeze:
@@ -275,18 +282,21 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
 def _by_line(alive):
     """(code, line) -> bytes alive."""
     totals = collections.Counter()
-    for site, nbytes in alive.values():
+    for site, nbytes, _ in alive.values():
         totals[site[:2]] += nbytes
     return totals
 
 
 def _report(first, middle, last, steps, warmup, rss, step_code):
-    rows = {}  # (code, line), or a holder's path for a graph whose tensor was made before: -> LeakRow
+    rows = {}  # (code, line), or (line, holder key) for a graph kept by another holder than the line's bytes: -> LeakRow
     grown_by_site, made_by_line = collections.Counter(), collections.Counter()
+    born = collections.defaultdict(set)  # line -> the steps in which its new storages alive at the end were made
     for sign, reading in ((1, last), (-1, first)):
-        for site, nbytes in reading.alive.values():
+        for key, (site, nbytes, made_in) in reading.alive.items():
             grown_by_site[site] += sign * nbytes
             made_by_line[site[:2]] += sign
+            if sign > 0 and first.alive.get(key) is not reading.alive[key]:
+                born[site[:2]].add(made_in)
     for site, grown in grown_by_site.items():
         if grown > 0:
             row = rows.setdefault(site[:2], LeakRow(site[:2], 0, steps=steps))
@@ -300,7 +310,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
     newest = {}  # (line, holder key) -> path of the newest storage it keeps
     for sign, reading in ((1, last), (-1, first)):
         for key, record in reading.alive.items():
-            site, nbytes = record
+            site, nbytes = record[:2]
             holder = reading.found.holder_of_storage.get(key) if site[:2] in rows else None
             if holder is not None:
                 kept[site[:2]][holder] += sign * nbytes
@@ -319,19 +329,37 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
         if grown > 0:
             nodes_grown += grown
             site = last.alive.get(holder.storage, (None,))[0]
-            line = site[:2] if site is not None else holder.path
-            row = rows.setdefault(line, LeakRow(line, 0, steps=steps, note=f"its graph has {holder.nodes} nodes"))
+            where = site[:2] if site is not None else holder.path
+            line = where
+            if line in rows and rows[line].kept_in not in ("", key):  # that line's bytes are kept elsewhere: the
+                line = (where, key)                                    # graph gets a row of its own, named by its holder
+            row = rows.setdefault(line, LeakRow(where, 0, steps=steps, note=f"its graph has {holder.nodes} nodes"))
             row.nodes_per_step += grown
-            if not row.holder:
+            if not row.kept_in:
                 row.holder, row.kept_in, row.holder_note = holder.path, key, holder.note
+    _hook_rows(rows, first, last, steps)
+    caches = {path: size - first.found.caches.get(path, 0) for path, size in last.found.caches.items()}
+    cache = max(caches, key=caches.get, default=None)
+    readings = (first, middle, last), [_by_line(reading.alive) if reading else {} for reading in (first, middle, last)]
     for row in rows.values():
         row.bytes_per_step = _per_step(sum(row.phases.values()), steps)
         row.tensors_per_step = _per_step(row.storages_made, steps)
         row.nodes_per_step = _per_step(row.nodes_per_step, steps)
         row.phases = {phase: _per_step(n, steps) for phase, n in row.phases.items()}
         row.during_backward = row.phases.get("backward", 0) * 2 > row.bytes_per_step
-        row.bounded = _bounded(row, middle, last)
-        row.fix = _fix(row, last.found)
+        if not row.kept_in and cache is not None and caches[cache] > 0:  # a functools cache's entries: only its
+            row.kept_in = cache                                          # size is readable, and it grew
+            row.holder = f"{cache} (a functools cache: +{caches[cache]} entries since the warm-up)"
+        row.bounded = _bounded(row, readings, born, steps)
+    _one_voice(rows.values())
+    graphs_grow = {row.kept_in for row in rows.values() if row.nodes_per_step}
+    by_holder = {}  # one fix per holder: the rows it keeps read the same advice
+    for row in sorted(rows.values(), key=lambda row: (bool(row.bounded), -row.nodes_per_step, -row.bytes_per_step)):
+        key = (row.kept_in, bool(row.bounded)) if row.kept_in else id(row)  # a leak's fix first: bounded rows it
+        if key not in by_holder:                                             # keeps share it
+            by_holder[key] = remedy(row, last, step_code, row.kept_in in graphs_grow)
+        row.remedy = by_holder[key]
+        row.fix = row.remedy.text
         if not row.holder:
             row.holder = f"holder not found within {last.found.visited} objects"
     ranked = sorted(rows.values(), key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
@@ -341,68 +369,61 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
                       [row for row in ranked if row.bounded], (min(changes), max(changes)))
 
 
-def _bounded(row, middle, last):
+def _hook_rows(rows, first, last, steps):
+    """Hooks a step registers every time: the module's hook dict grows (what they keep is kept by it)."""
+    for path, (size, code, line) in last.found.hooks.items():
+        grown = size - first.found.hooks.get(path, (0,))[0]
+        if grown <= 0:
+            continue
+        row = next((row for row in rows.values() if row.kept_in == path), None)
+        if row is None:
+            row = rows[path] = LeakRow((code, line), 0, steps=steps, holder=path, kept_in=path,
+                                       holder_note=last.found.holders[path].note if path in last.found.holders else "")
+        row.hooks_per_step = _per_step(grown, steps)
+        row.holder = f"{path} (+{grown} hooks since the warm-up)"
+
+
+def _bounded(row, readings, born, steps):
     """Why a row is bounded growth and not a leak ("" for a leak)."""
+    (first, middle, last), by_line = readings
     if row.kept_in in last.found.optimizer_states:  # torch's own optimizers: their state is bounded by their settings
         return "optimizer state, bounded"
     if row.phases and set(row.phases) == {"optimizer"}:
         return "made inside optimizer.step: optimizer state, bounded"
-    if middle is not None and not isinstance(row.site, str) and row.bytes_per_step:
-        now = sum(nbytes for site, nbytes in last.alive.values() if site[:2] == row.site)
-        if now <= middle.get(row.site, 0):
-            return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
+    window = _container(row.holder.split(" (")[0])
+    if window in last.found.windows:
+        return f"kept in {window}, a deque(maxlen={last.found.windows[window]}): bounded by its length"
+    if middle is None:
+        return ""
+    line = row.site if not isinstance(row.site, str) and not row.hooks_per_step else None
+    at_first, at_middle, at_last = (bytes_by_line.get(line, 0) for bytes_by_line in by_line)
+    if row.bytes_per_step and line and len(born[line]) == 1 and at_middle <= at_first:
+        return (f"made once, in step {min(born[line])} of {steps}: not every step (a tensor made late, e.g. the first "
+                ".grad of a layer unfrozen after the warm-up), bounded")
+    stopped = [at_last <= at_middle] if row.bytes_per_step and line else []
+    if row.nodes_per_step:
+        stopped.append(last.nodes.get(row.kept_in, 0) <= middle.nodes.get(row.kept_in, 0))
+    if row.hooks_per_step:
+        stopped.append(last.found.hooks[row.kept_in][0] <= middle.found.hooks.get(row.kept_in, (0,))[0])
+    if stopped and all(stopped):
+        return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
     return ""
 
 
-def _fix(row, found):
-    """Which way the fix goes, read from the path that keeps the row."""
-    path = row.holder
-    if row.bounded:
-        return "nothing to fix: bounded by the optimizer's settings or done once" if "optimizer" in row.bounded \
-            else "nothing to fix: it stopped growing (made once, or kept in a window of fixed size)"
-    if not path:
-        return ("look for where the tensors made on this line are kept (a list, an attribute, a hook, a cache): "
-                f"the search gave up after {found.visited} objects" if found.exhausted else
-                "no name the step reaches keeps them: look for hooks or caches in other modules, or a graph kept "
-                "by retain_graph=True")
-    if path.endswith("graph keeps)") or " (saved in its graph by " in path:
-        tensor = path.split(" (")[0]
-        return (f"{tensor} keeps its autograd graph, which keeps these bytes: keep a number (.item()) or a .detach()-ed "
-                "tensor there instead")
-    if ".grad" in path:
-        return ("a .grad that carries a graph: call backward() without create_graph=True, or set .grad = None "
-                "after each step")
-    if row.nodes_per_step and not row.bytes_per_step:  # one tensor that carries a longer graph each step
-        return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
-    container = path.endswith("]") or path.endswith(" (a key)") or " (an element)" in path
-    if container:
-        entries = _container(path)
-        if row.nodes_per_step:
-            return f"{entries} gains entries every step: store a number (.item()) or .detach() in it, or clear it each step"
-        return (f"{entries} gains entries every step: store a number (.item()) or a smaller summary, or clear or trim it "
-                "each step (.detach() keeps the same memory)")
-    if row.nodes_per_step:
-        return f"{path} chains each step's graph onto the last: keep a number in it (.item()), or .detach() what it carries"
-    return f"{path} keeps them across steps: reset it each step, or keep a number (.item()) instead"
-
-
-def _container(path):
-    """The container a row's entries go into: the path less its last element (an index, an element, a key).
-
-    >>> _container("metrics['loss'][-1]"), _container("evals[-1][1]"), _container("grads (an element)")
-    ("metrics['loss']", 'evals', 'grads')
-    """
-    path = path.removesuffix(" (an element)").removesuffix(" (a key)")
-    while path.endswith("]") and path[path.rindex("[") + 1:-1].lstrip("-").isdigit():
-        path = path[:path.rindex("[")]
-    return path
+def _one_voice(rows):
+    """A holder whose growth is a leak in one row is not "nothing to fix" in another: the bounded rows it keeps
+    (bytes saved in the same graph, made once) are freed by the same fix, and say so."""
+    leaking = {row.kept_in: row for row in rows if not row.bounded and row.kept_in}
+    for row in rows:
+        if row.bounded and row.kept_in in leaking and "optimizer" not in row.bounded:
+            row.part_of = leaking[row.kept_in]
 
 
 @dataclass
 class _Reading:
     """Everything find_leaks compares between the end of the warm-up and the end of the steps."""
 
-    alive: dict   # storage key -> (site, nbytes)
+    alive: dict   # storage key -> (site, nbytes, step made)
     live: int
     nodes: dict   # holder key -> graph nodes first reached through it
     found: object

@@ -1,0 +1,136 @@
+"""Real shapes of training code, each a script in ``leak_cases/``: find_leaks calls a step that only grows for a
+while bounded, names what keeps a leak wherever it is (a Parameter's attribute, a functools cache, a module's hook
+dict, a class's list), and every fix its report suggests, applied to the script as the report words it (the
+``remedy``: the line's old and new text), ends the growth."""
+import gc
+import pathlib
+import runpy
+
+from autograd_memory import find_leaks
+from autograd_memory.diagnosing.fixes import REGISTER_ONCE
+
+CASES = pathlib.Path(__file__).parent / "leak_cases"
+
+
+def load(tmp_path, name, text=None):
+    """The script's namespace, run from a copy in ``tmp_path`` (its lines are what the report shows and edits)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(text if text is not None else (CASES / f"{name}.py").read_text())
+    return runpy.run_path(str(path), run_name=f"case_{name}")
+
+
+def report_of(namespace, **options):
+    report = find_leaks(namespace["step"], **options)
+    gc.collect()
+    return report
+
+
+def applied(text, remedy):
+    """``text`` with one row's fix made, mechanically: the line edit, or, to register a hook once, its line moved
+    out of the step to run once after the script's set-up."""
+    assert remedy.old and text.count(remedy.old) == 1, f"the fix names no line that the script has once: {remedy}"
+    if remedy.action == REGISTER_ONCE:
+        line = next(line for line in text.splitlines(True) if remedy.old in line)
+        return text.replace(line, "", 1) + "\n" + remedy.old + "\n"
+    return text.replace(remedy.old, remedy.new)
+
+
+def fixed_by_the_report(tmp_path, name):
+    """Apply every distinct fix of the report's leak rows to the script; the report, the fixed script's report, and
+    the fixes."""
+    text = (CASES / f"{name}.py").read_text()
+    report = report_of(load(tmp_path, name))
+    assert report.rows, f"{name}: find_leaks finds no leak:\n{report}"
+    remedies = list(dict.fromkeys(row.remedy for row in report.rows))
+    for remedy in remedies:
+        text = applied(text, remedy)
+    return report, report_of(load(tmp_path, f"{name}_fixed", text)), remedies
+
+
+# ------------------------------------------------------------------ growth that is bounded reads bounded
+
+
+def test_a_layer_unfrozen_after_the_warm_up_makes_its_grad_once_and_reads_bounded(tmp_path):
+    report = report_of(load(tmp_path, "late_unfrozen"))
+    assert report.rows == [], f"a .grad made once, late, is not a leak:\n{report}"
+    row = next(row for row in report.bounded if "head2.weight.grad" in row.holder)
+    assert row.bounded.startswith("made once, in step 5 of 5"), report
+    assert report_of(load(tmp_path, "late_unfrozen"), steps=10).rows == []
+
+
+def test_a_detached_lbfgs_history_in_deques_and_its_two_force_graphs_read_bounded(tmp_path):
+    namespace = load(tmp_path, "lbfgs_history")
+    report = report_of(namespace)
+    assert report.rows == [], f"the history is a window of fixed length, the force graphs two:\n{report}"
+    assert namespace["state"].y_history[-1].grad_fn is None, "the history keeps no graph"
+    windows = [row for row in report.bounded if "deque(maxlen=20)" in row.bounded]
+    assert {row.holder for row in windows} == {"state.s_history[-1]", "state.y_history[-1]"}, report
+    for row in report.bounded:
+        if row.nodes_per_step:  # a graph row names a holder that reaches that graph
+            assert "history" not in row.holder and "forces" in row.holder, report
+
+
+# ------------------------------------------------------------------ holders found, and each fix ends the growth
+
+
+def test_fast_weights_on_parameters_are_named_with_their_graph_growth_and_detaching_them_ends_it(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "maml_fast")
+    graph = next(row for row in report.rows if row.nodes_per_step)
+    assert graph.holder == "net.weight.fast", report
+    assert graph.nodes_per_step == report.nodes_per_step == 13, report  # checked against a walk of both graphs below
+    assert [r.new.split("\n")[0] for r in remedies] == ["net.weight.fast = net.weight; net.bias.fast = net.bias"]
+    assert fixed.rows == [], fixed
+
+
+def test_a_functools_cache_on_a_method_is_named_and_clearing_it_ends_the_growth(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "cached_features")
+    assert all(row.holder.startswith("Model.features (a functools cache") for row in report.rows), report
+    assert [r.new.split("\n")[0] for r in remedies] == ["Model.features.cache_clear()"], report
+    assert fixed.rows == [], fixed
+
+
+def test_hooks_registered_every_step_name_the_growing_hook_dict_and_registering_once_ends_it(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "hooks_every_step")
+    hooks = next(row for row in report.rows if row.hooks_per_step)
+    assert hooks.holder.startswith("model[1]._forward_hooks") and hooks.hooks_per_step == 1, report
+    assert hooks.remedy.action == REGISTER_ONCE and "register_forward_hook" in hooks.remedy.old, report
+    assert {r.action for r in remedies} == {REGISTER_ONCE, "clear it"}, report
+    assert fixed.rows == [], fixed
+
+
+def test_a_graph_row_names_the_holder_that_keeps_the_graph_not_the_one_that_keeps_the_bytes(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "two_holders")
+    by_holder = {row.holder: row for row in report.rows}
+    assert by_holder["predictions[-1]"].nodes_per_step == 0, "the detached predictions keep no graph"
+    assert by_holder["outputs[-1]"].nodes_per_step == 2, report
+    assert fixed.rows == [], fixed
+
+
+def test_losses_kept_by_a_trainer_class_are_kept_as_numbers_not_detached_tensors(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "losses_list")
+    assert report.top.holder == "self.losses[-1]" and "Trainer" in report.top.holder_note, report
+    assert [(r.action, r.old, r.new) for r in remedies] == [
+        ("keep a number", "self.losses.append(loss)", "self.losses.append(loss.item())")], report
+    assert fixed.rows == [], fixed
+    detached = load(tmp_path, "losses_detached", (CASES / "losses_list.py").read_text().replace(
+        "self.losses.append(loss)", "self.losses.append(loss.detach())"))
+    assert report_of(detached).rows, "a .detach()-ed loss still keeps its bytes every step: the advice must not be it"
+
+
+def test_the_fast_weights_graph_count_is_the_graph_walked_by_hand(tmp_path):
+    namespace = load(tmp_path, "maml_fast")
+    net = namespace["net"]
+
+    def nodes():
+        seen, stack = set(), [p.fast.grad_fn for p in net.parameters()]
+        while stack:
+            node = stack.pop()
+            if node is not None and node not in seen:
+                seen.add(node)
+                stack.extend(next_node for next_node, _ in node.next_functions)
+        return len(seen)
+    namespace["step"]()
+    before = nodes()
+    for _ in range(5):
+        namespace["step"]()
+    assert (nodes() - before) / 5 == 13

@@ -1,0 +1,28 @@
+"""One voice: for every clinic mystery of notebook 07, find_leaks and the mystery's checker agree. The report flags
+the script as a leak and the checker refuses it unchanged; the one edit the report suggests (each leak row's
+``remedy``: the line as the script has it, and what it should say) is what the checker accepts."""
+import pytest
+
+from autograd_memory.diagnosing.leaks import find_leaks
+from course_utils.checks import ExerciseFailed
+from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
+
+
+def report_of(name):
+    step = mystery(name)["step"]
+    return find_leaks(step, steps=3, warmup=1)
+
+
+@pytest.mark.parametrize("name", MYSTERIES)
+def test_find_leaks_advice_is_the_fix_the_checker_accepts(name):
+    report = report_of(name)
+    assert report.rows, f"find_leaks finds no leak in {name}.py:\n{report}"
+    unchanged = report.rows[0].code
+    with pytest.raises(ExerciseFailed):
+        check_fix(name, lambda: (unchanged, unchanged))
+    edits = {(row.remedy.old, row.remedy.new) for row in report.rows}
+    assert len(edits) == 1, f"every leak row of {name}.py should give the same edit (one holder, one fix):\n{report}"
+    old, new = edits.pop()
+    assert old and new, f"the advice for {name}.py names no line to edit:\n{report}"
+    result = check_fix(name, lambda: (old, new))
+    assert result.passed, f"the checker refuses find_leaks' own fix for {name}.py ({old!r} -> {new!r}): {result}"
