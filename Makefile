@@ -14,6 +14,9 @@
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
 #   make generate            contributors: write every generated file from course.toml and the notebooks (python -m tools build)
+#   make hub                 a class on this machine: JupyterHub with a server per student, each with their own copies (deploy/README.md)
+#   make assignments         the nbgrader course of the notebooks' exercises, in build/nbgrader/ (deploy/README.md)
+#   make test-class          the class's tests: a real hub with three students, and nbgrader grading three submissions
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when a pyproject.toml is newer.
 # The course (course_utils/) and its instruments (instruments/, the autograd-memory package) install together, editable.
@@ -47,7 +50,7 @@ AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 # cores); Python compiles the few a run imports on first use instead (import torch: +6 s once).
 PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
 
-.PHONY: setup lab present slides site test test-torch test-fast gpu-check fresh generate hooks check clean
+.PHONY: setup class-setup hub assignments test-class lab present slides site test test-torch test-fast gpu-check fresh generate hooks check clean
 
 $(STAMP): pyproject.toml instruments/pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
@@ -62,6 +65,28 @@ $(STAMP): pyproject.toml instruments/pyproject.toml
 
 setup: $(STAMP)
 	@bash tools/system_deps.sh graphviz
+
+# The class extra (JupyterHub, its idle culler, nbgrader) and configurable-http-proxy (npm, deploy/package-lock.json).
+CLASS_STAMP := $(VENV)/.installed-class
+$(CLASS_STAMP): $(STAMP) deploy/package-lock.json
+	@$(BIN)/python -m pip install $(PIP_FLAGS) -e ".[class]" "torch==$(TORCH)"
+	@# nbgrader's notebook extensions stay off: `make lab` is the course's, and grading uses nbgrader's command line
+	for e in formgrader validate_assignment assignment_list course_list; do \
+	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null 2>&1; done
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+	cd deploy && npm ci --no-audit --no-fund --silent
+	touch $(CLASS_STAMP)
+
+class-setup: setup $(CLASS_STAMP)
+
+hub: class-setup
+	$(BIN)/jupyterhub -f deploy/jupyterhub_config.py $(HUB_ARGS)
+
+assignments: class-setup
+	$(BIN)/python deploy/assignments.py --write
+
+test-class: class-setup
+	$(BIN)/python -m pytest -p no:cacheprovider tests/class $(PYTEST_ARGS)
 
 lab: setup
 	$(BIN)/python -m tools.my_notebooks
