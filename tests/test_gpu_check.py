@@ -10,6 +10,7 @@ import gpu_check
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here: `make gpu-check` runs for real")
 
 
+@pytest.mark.slow  # starts a Python
 def test_gpu_check_refuses_without_a_gpu_and_says_what_to_do(root, tmp_path):
     done = subprocess.run([sys.executable, "tools/gpu_check.py", "--data", str(tmp_path)], cwd=root,
                           capture_output=True, text=True, timeout=120)
@@ -19,6 +20,7 @@ def test_gpu_check_refuses_without_a_gpu_and_says_what_to_do(root, tmp_path):
     assert list(tmp_path.iterdir()) == [], "a refusal writes no data file"
 
 
+@pytest.mark.slow  # starts a Python
 def test_make_gpu_check_runs_without_the_course_environment(root):
     """The GPU machine has its own Python and no `make setup`: PYTHON=... is used as is, and make fails with it."""
     done = subprocess.run(["make", "--no-print-directory", "gpu-check", f"PYTHON={sys.executable}"], cwd=root,
