@@ -4,6 +4,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 import torch
 
 import course_utils
@@ -23,6 +24,7 @@ def _run_check(env):
     return subprocess.run([sys.executable, "-m", "course_utils", "check"], capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow  # starts a Python
 def test_cli_prints_table_and_succeeds():
     out = _run_check(os.environ.copy())
     assert out.returncode == 0, out.stdout + out.stderr
@@ -32,6 +34,7 @@ def test_cli_prints_table_and_succeeds():
     assert instruments.count("[OK]") == len(PROBES) and "[FAIL]" not in instruments, out.stdout
 
 
+@pytest.mark.slow  # starts a Python
 def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
     # PATH holds only a link to this Python (no `dot`, even where conda put one next to Python).
     (tmp_path / "python").symlink_to(sys.executable)
@@ -45,6 +48,7 @@ def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
     assert "apt-get install graphviz" in out.stdout and "brew install graphviz" in out.stdout
 
 
+@pytest.mark.slow  # starts a Python
 def test_import_is_light():
     code = ("import sys, course_utils; heavy = [m for m in ('matplotlib', 'ipywidgets', 'torchviz', 'torch') if m in sys.modules]; "
             "print(heavy)")

@@ -12,6 +12,7 @@ without_a_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is h
 
 
 @without_a_gpu
+@pytest.mark.slow  # starts a Python
 def test_gpu_check_refuses_without_a_gpu_and_says_what_to_do(root, tmp_path):
     done = subprocess.run([sys.executable, "tools/gpu_check.py", "--data", str(tmp_path)], cwd=root,
                           capture_output=True, text=True, timeout=120)
@@ -22,6 +23,7 @@ def test_gpu_check_refuses_without_a_gpu_and_says_what_to_do(root, tmp_path):
 
 
 @without_a_gpu
+@pytest.mark.slow  # starts a Python
 def test_make_gpu_check_runs_without_the_course_environment(root):
     """The GPU machine has its own Python and no `make setup`: PYTHON=... is used as is, and make fails with it."""
     done = subprocess.run(["make", "--no-print-directory", "gpu-check", f"PYTHON={sys.executable}"], cwd=root,

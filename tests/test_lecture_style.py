@@ -157,6 +157,7 @@ def run_python(code, **env):
     return result.stdout.split()
 
 
+@pytest.mark.slow  # starts a Python
 def test_the_environment_variable_switches_it_on_at_import_and_nothing_is_imported_without_it():
     code = ("import sys, course_utils as cu; print(cu.lecture.is_on(), 'matplotlib' in sys.modules); "
             "import matplotlib.pyplot as plt; figure, ax = plt.subplots(); ax.set_title('x', fontsize=6); "

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 PLUGIN = """
 import json, os
 
@@ -29,6 +31,7 @@ def collected_markers(root, folder, *paths):
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow  # starts a Python
 def test_notebooks_and_browser_tests_are_slow_by_where_they_live_and_the_fast_loop_keeps_unit_tests(root, tmp_path):
     markers = collected_markers(root, tmp_path, "notebooks/00_start_here.ipynb", "tests/browser",
                                 "tests/test_environment_files.py", "tests/test_solutions.py")
@@ -41,3 +44,28 @@ def test_notebooks_and_browser_tests_are_slow_by_where_they_live_and_the_fast_lo
     assert all({"browser", "slow"} <= set(markers[test]) for test in browser), "a browser test is not marked slow"
     assert not [test for test in units if "slow" in markers[test]], "a unit test is marked slow: test-fast loses it"
     assert all("slow" in markers[test] for test in solutions), "test_solutions (every worked solution) is slow"
+
+
+@pytest.mark.slow  # starts a Python (the throwaway suite's slow test)
+def test_a_fast_test_that_starts_a_python_fails_and_says_to_mark_it_slow(root, pytester):
+    pytester.makeconftest((root / "conftest.py").read_text())
+    pytester.makepyfile(test_probe="""
+        import subprocess, sys
+        import pytest
+
+        def test_fast():
+            subprocess.run(["git", "--version"], capture_output=True)  # not a Python: allowed
+
+        def test_starts_python():
+            subprocess.run([sys.executable, "-c", "pass"])
+
+        def test_starts_python_by_name():
+            subprocess.run("python3 -c pass", shell=True)
+
+        @pytest.mark.slow
+        def test_slow_may():
+            subprocess.run([sys.executable, "-c", "pass"])
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:xdist")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*test_starts_python starts a Python*mark it @pytest.mark.slow*"])

@@ -36,6 +36,7 @@ def test_hook_strips_notebooks_only(root):
     assert hook["entry"] == "nbstripout" and hook["files"] == r"\.ipynb$"
 
 
+@pytest.mark.slow  # starts a Python
 def test_hook_gives_back_every_committed_notebook(tmp_path, root):  # one hook run over all, as a commit of all
     pytest.importorskip("nbstripout")
     committed = sorted((root / "notebooks").glob("*.ipynb"))

@@ -88,6 +88,7 @@ def test_setup_cell_on_a_simulated_colab(tmp_path, root):
     assert first_run[3].endswith("-m autograd_memory check --brief"), "last, Colab's torch against the tested range"
 
 
+@pytest.mark.slow  # starts a Python
 def test_setup_cell_is_a_no_op_elsewhere(tmp_path):
     code = setup_cell.setup_source() + "\nprint(sorted(k for k in dir() if not k.startswith('_')), len(sys.path))"
     before = subprocess.run([sys.executable, "-c", "import sys; print(len(sys.path))"], capture_output=True, text=True)

@@ -80,6 +80,7 @@ def scripts(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow  # starts a Python
 def test_a_leaking_step_is_named_by_its_line_and_exits_1(scripts):  # the real command, in its own process
     result = subprocess.run([sys.executable, "-m", "autograd_memory", "leaks", "leaky.py", "--steps", "3"],
                             cwd=scripts, capture_output=True, text=True, timeout=180)

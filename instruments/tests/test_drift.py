@@ -39,6 +39,7 @@ def test_a_failing_probe_is_named_with_what_will_not_work_and_never_raises():
     assert str(report).splitlines()[-1].startswith("[FAIL] saved slots: SavedTensor.data -- AttributeError")
 
 
+@pytest.mark.slow  # starts a Python
 def test_importing_an_instrument_on_an_untested_torch_warns_once():
     code = ("import warnings, torch; warnings.simplefilter('always'); torch.__version__ = '2.99.0'\n"
             "with torch.no_grad():\n"
@@ -48,6 +49,7 @@ def test_importing_an_instrument_on_an_untested_torch_warns_once():
     assert "Every probe passed" in stderr, "under no_grad the probes still build their graphs"
 
 
+@pytest.mark.slow  # starts a Python
 def test_importing_the_instruments_runs_no_probe_that_imports_dynamo():
     # torch.utils.checkpoint's first call imports torch._dynamo (seconds): only `check` runs that probe
     code = ("import sys, torch, autograd_memory.measuring.meters, autograd_memory.views.graphs, "

@@ -187,6 +187,7 @@ def test_summary_is_a_static_table_in_html_and_text():
     assert "12.0 kB" in text and "+4.00 kB/step" in text and "finished" in text
 
 
+@pytest.mark.slow  # starts a Python
 def test_plain_python_gets_text_only(tmp_path):
     script = tmp_path / "loop.py"
     script.write_text(

@@ -15,6 +15,7 @@ from autograd_memory.seams import torch_internals as internals
 needs_graphviz = pytest.mark.skipif(importlib.util.find_spec("graphviz") is None, reason="the `graphs` extra")
 
 
+@pytest.mark.slow  # starts a Python
 @needs_graphviz
 def test_a_50k_node_graph_is_summarised_and_freed_without_killing_the_process():
     script = textwrap.dedent("""

@@ -310,6 +310,7 @@ def test_bad_arguments_say_what_to_pass():
         find_leaks(lambda batch: None)
 
 
+@pytest.mark.slow  # starts a Python
 def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
     """ipykernel compiles each cell under a file name of its own; the row says `cell [N], line L`."""
     start_new_kernel = pytest.importorskip("jupyter_client.manager", reason="needs ipykernel").start_new_kernel

@@ -29,6 +29,7 @@ def test_nothing_here_imports_the_course():
     assert not offenders, f"autograd_memory must not import course_utils: {offenders}"
 
 
+@pytest.mark.slow  # starts a Python
 def test_every_module_imports_with_the_optional_packages_missing():
     modules = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) for path in PACKAGE.rglob("*.py"))
     code = (f"import sys\nfor name in {OPTIONAL!r}:\n    sys.modules[name] = None  # import fails, as if not installed\n"
@@ -38,6 +39,7 @@ def test_every_module_imports_with_the_optional_packages_missing():
     assert result.stdout.strip() == "ok", result.stderr
 
 
+@pytest.mark.slow  # starts a Python
 def test_a_function_that_needs_an_extra_says_which():
     code = ("import sys\nsys.modules['matplotlib'] = None\nimport autograd_memory as am\nt = am.Trace('run')\n"
             "t.record(0, live=1)\ntry:\n    am.plot_trace(t)\nexcept ImportError as error:\n    print(error)")
@@ -45,12 +47,14 @@ def test_a_function_that_needs_an_extra_says_which():
     assert "pip install 'autograd-memory[plots]'" in result.stdout, result.stdout + result.stderr
 
 
+@pytest.mark.slow  # starts a Python
 def test_import_alone_imports_no_torch():
     code = "import sys, autograd_memory; print(sorted(m for m in ('torch', 'IPython') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "[]", result.stderr
 
 
+@pytest.mark.slow  # starts a Python
 def test_the_folders_and_the_light_layers_import_no_torch():
     """Only seams/ imports torch on import (it runs the drift guard): the other folders' ``__init__`` import nothing,
     and optional/ and formats/ (which the course's environment check reads) and the magics' module need no torch."""

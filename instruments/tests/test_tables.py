@@ -43,3 +43,8 @@ def test_html_escapes_cells_aligns_them_and_keeps_raw_columns_as_they_are():
 
 def test_html_leaves_out_a_header_of_empty_cells():
     assert Table(("", ""), [("label", "1 B")]).html().startswith("<table><tbody><tr>")
+
+
+def test_a_header_of_empty_cells_is_left_out_of_the_text_too():
+    assert str(Table(("", ""), [("peak", "4 kB"), ("time", "1.0 ms")], align="lr")).splitlines() == [
+        "peak    4 kB", "time  1.0 ms"]

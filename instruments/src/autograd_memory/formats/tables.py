@@ -95,6 +95,10 @@ class Table(ShowsAsText):
         return ([row for i, row in enumerate(self.rows) if i in keep],
                 f"… {len(left_out)} more row{'s' if len(left_out) > 1 else ''}: {names}")
 
+    def _headed(self) -> bool:
+        """A header of empty cells is not shown (text, HTML): a table of labelled values."""
+        return any(str(cell) for cell in self.header)
+
     def _cells(self, rows) -> list:
         return [[str(cell) for cell in self.header]] + [[str(cell) for cell in row] for row in rows]
 
@@ -103,6 +107,7 @@ class Table(ShowsAsText):
         widths = [max(len(row[i]) for row in cells) for i in range(len(self.header))]
         pad = {"l": str.ljust, "r": str.rjust}
         lines = ["  ".join(pad[a](cell, w) for cell, w, a in zip(row, widths, self.align)).rstrip() for row in cells]
+        lines = lines if self._headed() else lines[1:]
         return "\n".join(lines + [line for line in (more, self.caption) if line])
 
     def __str__(self) -> str:
@@ -131,7 +136,7 @@ class Table(ShowsAsText):
         """
         side = {"l": "left", "r": "right"}
         head = "".join(f"<th>{html_text.escape(str(cell))}</th>" for cell in self.header)
-        head = f"<thead><tr>{head}</tr></thead>" if any(str(cell) for cell in self.header) else ""  # all empty: none
+        head = f"<thead><tr>{head}</tr></thead>" if self._headed() else ""
         body = "".join("<tr>" + "".join(
             f"<td style='text-align:{side[a]}'>{cell if i in raw else html_text.escape(str(cell))}</td>"
             for i, (cell, a) in enumerate(zip(row, self.align))) + "</tr>" for row in self.rows)

@@ -57,9 +57,8 @@ class Report(ShowsAsText):
         return rows
 
     def __str__(self):
-        rows = self.rows()
-        width = max(len(label) for label, _ in rows)
-        lines = [f"measure({self.name})"] + [f"  {label:<{width}}  {value:>10}" for label, value in rows]
+        table = str(Table(("", ""), self.rows(), align="lr"))
+        lines = [f"measure({self.name})"] + ["  " + line for line in table.splitlines()]
         if self.note:
             lines.append(f"  note: {self.note}")
         return "\n".join(lines)

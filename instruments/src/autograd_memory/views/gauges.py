@@ -544,7 +544,8 @@ class MemoryGauge:
 
     @property
     def shown_as(self) -> str:
-        """How the last run showed: ``"widget"``, ``"html"`` (replaced in place) or ``"text"`` (a summary only)."""
+        """How the last run showed: ``"widget"``, ``"html"`` (replaced in place) or ``"text"`` (a summary only; also
+        before the first run)."""
         return {GaugeWidgets: "widget", _HtmlView: "html"}.get(type(self.view), "text")
 
     # ------------------------------------------------------------ driving it
