@@ -12,7 +12,7 @@
 #                            path's live sections and each title on slides (the rest hidden, still run); make slides CONDENSED=1: its
 #                            decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
-#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
+#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, instruments' CUDA tests, overhead, every notebook on CUDA (PYTHON=python3: no venv)
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when a pyproject.toml is newer.
 # The course (course_utils/) and its instruments (instruments/, the autograd-memory package) install together, editable.
