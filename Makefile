@@ -12,7 +12,7 @@
 #                            path's live sections and each title on slides (the rest hidden, still run); make slides CONDENSED=1: its
 #                            decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
-#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
+#   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, instruments' CUDA tests, overhead, every notebook on CUDA (PYTHON=python3: no venv)
 #   make generate            contributors: write every generated file from course.toml and the notebooks (python -m tools build)
 #   make hub                 a class on this machine: JupyterHub with a server per student, each with their own copies (deploy/README.md)
 #   make assignments         the nbgrader course of the notebooks' exercises, in build/nbgrader/ (deploy/README.md)

@@ -26,6 +26,7 @@ import pathlib
 import platform
 import statistics
 import subprocess
+import sys
 import time
 
 import torch
@@ -178,7 +179,7 @@ def main(argv=None):
         parser.error("--device cuda: torch.cuda.is_available() is False here; run it on a machine with a GPU")
     if device.type == "cpu":
         torch.set_num_threads(1)
-    command = " ".join(["python", "benchmarks/leak_overhead.py", *(argv if argv is not None else __import__("sys").argv[1:])])
+    command = " ".join(["python", "benchmarks/leak_overhead.py", *(sys.argv[1:] if argv is None else argv)])
     results = {}
     print(f"on {device}; fixed part per call, per-step part against the empty mode's step and the plain step "
           f"(median of {args.rounds} rounds)")

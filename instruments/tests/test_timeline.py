@@ -42,6 +42,8 @@ def test_end_minus_start_is_the_net_change_of_live_tensors(device, allocated, ad
     before = allocated()
     memory = timeline(step, model, optimizer)
     assert memory.total[-1] - memory.total[0] == allocated() - before == 0
+    assert (memory.ops[0], memory.ops[-1]) == ("(start)", "(end)") and memory.phases[-1] == "optimizer"
+    assert str(memory).startswith(f"timeline of {len(memory.ops) - 2} ops"), "the start and the end are no ops"
 
 
 def test_the_peak_is_the_peak_a_plain_live_tensors_meter_reads(device):

@@ -203,7 +203,7 @@ class Timeline(ShowsAsText):
 
     def __str__(self):
         kinds = ", ".join(f"{kind} {format_bytes(n)}" for kind, n in self.by_kind_at_peak.items() if n)
-        return (f"timeline of {len(self.ops) - 1} ops: peak {format_bytes(self.peak)} after {self.peak_op}\n"
+        return (f"timeline of {len(self.ops) - 2} ops: peak {format_bytes(self.peak)} after {self.peak_op}\n"
                 f"  at the peak: {kinds or 'nothing'}")
 
     def _repr_html_(self):
