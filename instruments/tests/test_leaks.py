@@ -330,3 +330,10 @@ def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert "".join(printed).strip() == "cell [2], line 3 | kept.append(x + 1) | 40"
+
+
+def test_a_model_passed_as_the_step_is_refused_with_what_to_pass():
+    model = torch.nn.Linear(3, 1)
+    with pytest.raises(TypeError, match=r"got a model \(Linear\), not a training step.*find_leaks\(train_step\)"):
+        find_leaks(model)
+    assert current_dispatch_mode() is None
