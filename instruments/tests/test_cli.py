@@ -158,3 +158,65 @@ def test_check_brief_is_one_line_here_and_the_whole_report_on_an_untested_torch(
     result = run(tmp_path, "check", "--brief")
     assert result.returncode == 1 and "torch 2.99.0: OUTSIDE the tested range" in result.stdout
     assert len(result.stdout.splitlines()) > 1, "outside the range, every probe is listed"
+
+
+TRAINERS = """\
+import torch
+
+
+class Trainer:
+    def __init__(self):
+        self.w = torch.ones(100, requires_grad=True)
+        self.losses = []
+
+    def step(self):
+        self.losses.append((self.w * 2).sum())
+
+
+class NeedsModel:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def step(self):
+        pass
+
+
+def batches():
+    yield torch.ones(3)
+
+
+model = torch.nn.Linear(4, 1)
+"""
+
+
+@pytest.fixture
+def trainers(tmp_path):
+    (tmp_path / "trainers.py").write_text(TRAINERS)
+    return tmp_path
+
+
+def test_a_class_and_its_method_runs_on_a_new_instance_and_the_json_carries_the_fix(run, trainers):
+    result = run(trainers, "leaks", "trainers.py:Trainer.step", "--json")
+    assert result.returncode == 1, result
+    report = json.loads(result.stdout)
+    assert report["rows"][0]["holder"] == "self.losses[-1]", report
+    assert report["rows"][0]["remedy"]["new"] == "self.losses.append((self.w * 2).sum().item())", report
+
+
+def test_a_class_that_needs_arguments_says_why_it_cannot_be_made_and_what_to_write(run, trainers):
+    result = run(trainers, "leaks", "trainers.py:NeedsModel.step")
+    assert result.returncode == 2 and "no such file" not in result.stderr, result
+    assert "NeedsModel(model, optimizer)" in result.stderr and "needs arguments" in result.stderr, result.stderr
+    assert "needs_model = NeedsModel(" in result.stderr and "trainers.py:needs_model.step" in result.stderr, result.stderr
+
+
+def test_a_generator_step_is_refused_without_a_traceback(run, trainers):
+    result = run(trainers, "leaks", "trainers.py:batches")
+    assert result.returncode == 2 and "generator function" in result.stderr, result
+    assert "Traceback" not in result.stderr and "File " not in result.stderr, result.stderr
+
+
+def test_a_model_as_the_step_is_refused_with_what_to_pass(run, trainers):
+    result = run(trainers, "leaks", "trainers.py:model")
+    assert result.returncode == 2 and "got a model (Linear), not a training step" in result.stderr, result
+    assert "Traceback" not in result.stderr, result.stderr

@@ -331,3 +331,27 @@ def test_in_a_notebook_kernel_rows_name_the_cell_by_its_execution_count():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert "".join(printed).strip() == "cell [2], line 3 | kept.append(x + 1) | 40"
+
+
+def test_a_model_passed_as_the_step_is_refused_with_what_to_pass():
+    model = torch.nn.Linear(3, 1)
+    with pytest.raises(TypeError, match=r"got a model \(Linear\), not a training step.*find_leaks\(train_step\)"):
+        find_leaks(model)
+    assert current_dispatch_mode() is None
+
+
+def test_a_bounded_row_kept_by_a_holder_that_leaks_shares_its_fix_instead_of_nothing_to_fix():
+    """One voice: bytes made once but saved in a graph that grows every step are freed by that graph's fix."""
+    w = torch.ones(N, requires_grad=True)
+    calls = [0]
+    chain = [torch.zeros(())]
+
+    def step():
+        calls[0] += 1
+        scale = w.exp() if calls[0] == 4 else w  # made once, saved in the chain's graph
+        chain[0] = chain[0] + (scale * w).sum()
+    report = find_leaks(step)
+    once = next(row for row in report.bounded if "made once" in row.code)
+    leak = next(row for row in report.rows if row.kept_in == once.kept_in == "chain")
+    assert once.remedy.action == leak.remedy.action != "nothing" and "nothing to fix" not in once.fix, report
+    assert once.fix.startswith("kept by chain, which leaks above"), report

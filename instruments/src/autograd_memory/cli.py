@@ -5,7 +5,9 @@
     python -m autograd_memory check [--brief]
 
 ``FILE`` is loaded as a module (its ``if __name__ == "__main__":`` block does not run) and ``FUNCTION``
-(default ``step``) is called with no arguments as one training step. ``leaks`` exits 1 when something grows
+(default ``step``) is called with no arguments as one training step: a function, ``trainer.step`` (a method of an
+object the script makes) or ``Trainer.step`` (called on the script's one ``Trainer``, else on ``Trainer()``; a class
+whose constructor needs arguments is refused with what to write). ``leaks`` exits 1 when something grows
 from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
 what to do, for a missing file or function, a function that needs arguments, or a script that raises.
 ``check`` prints the drift guard's probes (:mod:`autograd_memory.seams.drift`) and exits 1 if one fails.
@@ -15,8 +17,11 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import sys
 import traceback
+
+from .diagnosing.steps import check_step
 
 __all__ = ["main", "load_step", "UsageError"]
 
@@ -34,15 +39,24 @@ def _script_traceback(error, path):
     return "".join(traceback.format_list(frames[start:]) + traceback.format_exception_only(error))
 
 
+def _split(target, default):
+    """``FILE[:NAME[.NAME...]]`` -> (file, dotted name)."""
+    path, colon, name = target.rpartition(":")
+    if colon and name and all(part.isidentifier() for part in name.split(".")):
+        return path, name
+    return target, default
+
+
 def load_step(target: str, default: str = "step"):
-    """``(module, function)`` for ``FILE[:FUNCTION]``: the script loaded as a module named for its file, the
-    function checked to be callable with no arguments. Raises :class:`UsageError` saying what is wrong."""
-    path, _, name = target.rpartition(":") if ":" in target and target.rpartition(":")[2].isidentifier() else (target, "", "")
-    name = name or default
-    path = os.path.abspath(path)
+    """``(module, function)`` for ``FILE[:FUNCTION]``, ``FILE:object.method`` or ``FILE:Class.method``: the script
+    loaded as a module named for its file, the step checked to be callable with no arguments (a class's method is
+    bound to the script's one instance of that class, else to a new one made with no arguments). Raises
+    :class:`UsageError` saying what is wrong."""
+    given, name = _split(target, default)
+    path = os.path.abspath(given)
     if not os.path.isfile(path):
-        raise UsageError(f"no such file: {target.rpartition(':')[0] if name != default or ':' in target else target} "
-                         f"(looked in {os.path.dirname(path)}); give the script's path, e.g. train.py:step")
+        raise UsageError(f"no such file: {given} (looked in {os.path.dirname(path)}); give the script's path, "
+                         "e.g. train.py:step or train.py:Trainer.step")
     module_name = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
@@ -53,21 +67,57 @@ def load_step(target: str, default: str = "step"):
     except (Exception, SystemExit) as error:
         raise UsageError(f"{os.path.relpath(path)} raised while it was loaded (before any step ran):\n"
                          f"{_script_traceback(error, path)}") from None
-    function = getattr(module, name, None)
+    function = _resolve(module, name, given)
     if not callable(function):
         defined = sorted(key for key, value in vars(module).items()
                          if inspect.isfunction(value) and value.__module__ == module_name)
         raise UsageError(f"{os.path.relpath(path)} has no function {name!r}; it defines: "
                          f"{', '.join(defined) or 'no functions'}. Name one after a colon: {target.partition(':')[0]}:NAME")
     try:
-        inspect.signature(function).bind()
-    except TypeError:
+        check_step(function, "the command", f"{given}:step")
+    except TypeError as error:
+        if "no arguments" not in str(error):  # a generator, a coroutine, a model: the check's own words
+            raise UsageError(str(error)) from None
         raise UsageError(f"{name}{inspect.signature(function)} needs arguments, and the command calls it with none: "
                          f"add a function that calls it, e.g.\n    def one_step():\n        {name}(model, batch)\n"
-                         f"and run {target.partition(':')[0]}:one_step") from None
-    except ValueError:  # a builtin without a signature: let the call say
-        pass
+                         f"and run {given}:one_step") from None
     return module, function
+
+
+def _resolve(module, name, given):
+    """The object ``name`` (dotted) names in the script; ``Class.method`` is bound to an instance (see load_step)."""
+    value = module
+    for part in name.split("."):
+        if isinstance(value, type):  # Class.method: called on an instance
+            value = _instance(module, value, part, given)
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+    return value
+
+
+def _instance(module, cls, method, given):
+    """The script's one instance of ``cls``, else ``cls()``; UsageError when it needs arguments."""
+    made = [value for key, value in vars(module).items() if isinstance(value, cls) and not key.startswith("_")]
+    if len(made) == 1:
+        return made[0]
+    try:
+        inspect.signature(cls).bind()
+    except TypeError:
+        variable = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+        variable = variable if variable != cls.__name__ else f"my_{variable}"
+        raise UsageError(
+            f"{cls.__name__}.{method} is a method, so the command needs a {cls.__name__} to call it on; "
+            f"{cls.__name__}{inspect.signature(cls)} needs arguments to be made, and the script makes "
+            f"{'several' if made else 'no'} {cls.__name__} at module level for the command to use. Make the one to "
+            f"measure in the script, e.g.\n    {variable} = {cls.__name__}(...)\nand run {given}:{variable}.{method}") from None
+    except ValueError:
+        pass
+    try:
+        return cls()
+    except Exception as error:
+        raise UsageError(f"{cls.__name__}() raised while the command made one to call {method} on:\n"
+                         f"{_script_traceback(error, os.path.abspath(given))}") from None
 
 
 def _call_safely(run, path):
@@ -87,7 +137,8 @@ def _leaks(args):
         def row_json(row):
             return {"where": row.where, "code": row.code, "holder": row.holder, "fix": row.fix, "bounded": row.bounded,
                     "bytes_per_step": row.bytes_per_step, "tensors_per_step": row.tensors_per_step,
-                    "nodes_per_step": row.nodes_per_step, "phases": row.phases}
+                    "nodes_per_step": row.nodes_per_step, "hooks_per_step": row.hooks_per_step, "phases": row.phases,
+                    "remedy": row.remedy.as_dict()}
 
         print(json.dumps({
             "leaks": bool(report.rows), "steps": report.steps, "warmup": report.warmup,

@@ -241,9 +241,12 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     found by a search capped at ``max_objects`` objects and ``max_nodes`` graph nodes; and which way
     the fix goes. Leaks that hold no tensor bytes (``running_loss = running_loss + loss`` keeps every
     step's autograd nodes) are rows too, at the line that made the tensor holding the graph.
-    Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or that stops before the
-    last steps is listed apart as bounded and does not fail :meth:`LeakReport.assert_flat`.
-    Nothing stays installed if ``step`` raises; no tensor is kept alive.
+    Each row's fix is also ``row.remedy``, a change to apply (:mod:`~autograd_memory.diagnosing.fixes`).
+    Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in a ``deque(maxlen=N)``, made in one step
+    only, or that stops by the middle of the steps is listed apart as bounded and does not fail
+    :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
+    tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
+    (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
     """
     check_step(step, "find_leaks", "find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
     if not (type(steps) is int and steps >= 1 and type(warmup) is int and warmup >= 0):

@@ -31,6 +31,10 @@ def check_step(step, who, example):
     if not callable(step):
         raise TypeError(f"{who} needs the training step as a function to call, got {type(step).__name__}; "
                         f"e.g. {example}")
+    if any(f"{kind.__module__}.{kind.__qualname__}" == "torch.nn.modules.module.Module" for kind in type(step).__mro__):
+        raise TypeError(f"{who} got a model ({type(step).__name__}), not a training step: calling a model runs its forward "
+                        "on an input, with no loss, backward or optimizer step. Pass a function that runs one step, "
+                        f"e.g. {example}")
     try:
         inspect.signature(step).bind()
     except TypeError:
