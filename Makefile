@@ -83,7 +83,7 @@ hub: class-setup
 	$(BIN)/jupyterhub -f deploy/jupyterhub_config.py $(HUB_ARGS)
 
 assignments: class-setup
-	$(BIN)/python deploy/assignments.py --write
+	$(BIN)/python deploy/assignments.py
 
 test-class: class-setup
 	$(BIN)/python -m pytest -p no:cacheprovider tests/class $(PYTEST_ARGS)

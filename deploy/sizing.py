@@ -64,11 +64,12 @@ class Sizing:
 
     @classmethod
     def measured(cls, path=RUN_TIMES):
-        data = json.loads(pathlib.Path(path).read_text())
+        path = pathlib.Path(path)
+        data = json.loads(path.read_text())
         notebooks, p = data["notebooks"], data["provenance"]
         return cls({k: v["peak_rss_bytes"] for k, v in notebooks.items()}, {k: v["seconds"] for k, v in notebooks.items()},
                    p["cores_used"], data["budget"]["seconds"],
-                   f"`{pathlib.Path(path).relative_to(ROOT)}` ({p['command']}, {p['date'][:10]}, torch {p['torch']}, "
+                   f"`{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}` ({p['command']}, {p['date'][:10]}, torch {p['torch']}, "
                    f"{p['cores_used']} of {p['machine_cores']} cores)")
 
     @property

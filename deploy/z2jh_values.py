@@ -57,7 +57,6 @@ def values(sizing):
             "defaultUrl": "/lab/tree/my_notebooks/00_start_here.ipynb",
             "lifecycleHooks": {"postStart": {"exec": {"command": [
                 "python", f"{COURSE}/deploy/learner_copies.py", "/home/jovyan"]}}},
-            "extraEnv": {"MEM_LIMIT": str(sizing.memory_limit)},
         },
         "cull": {"enabled": True, "timeout": CULL_TIMEOUT, "every": CULL_EVERY},
     }

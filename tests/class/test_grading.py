@@ -1,0 +1,123 @@
+"""nbgrader grades the course's exercises: the generated course, real `generate_assignment`, `autograde`, `export`.
+
+Three students submit every assignment: ``solved`` hands in the worked answers (full marks), ``blank`` hands in
+the release as it came (zero), and ``mixed`` hands in plausible wrong answers, three that break things (a loop
+that never ends, an allocation without bound, a kernel that exits) and the worked answers elsewhere: zero for
+exactly the broken and wrong exercises, with the checker's message or what happened as feedback, and full marks
+for the rest.
+"""
+import csv
+import pathlib
+import re
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+import assignments
+
+WRONG = {  # assignment -> {answer function: (its source, what the feedback says)}
+    "01_graph_lifecycle": {"predict_saved": (
+        'def predict_saved():\n    return {"tanh": "input", "sigmoid": "output", "relu": "output", "cos": "input",'
+        ' "x ** 2": "input", "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"}', "[FAIL]")},
+    "02_no_grad_vs_detach": {"saved_peak": (
+        "def saved_peak(evaluate, model, batches):\n    while True:\n        pass", "CellTimeoutError|KeyboardInterrupt")},
+    "04_euler_ode_truncation": {"euler_step": (
+        "def euler_step(field, x, dt):\n    hoard = []\n    while True:\n        hoard.append(torch.ones(2**24))",
+        "MemoryError|can't allocate memory|not enough memory")},
+    "05_laplacian_pinn": {"diagnose": (
+        "def diagnose(step, steps=6):\n    import os\n    os._exit(1)", "KernelDied")},
+    "07_find_the_leak": {"fix_activation_hook": (
+        'def fix_activation_hook():\n    return "history.append(output.std())", "history.append(output.std().detach())"',
+        "[FAIL]")},
+}
+MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
+
+
+def answer_cells(nb):
+    return {c.metadata["nbgrader"]["grade_id"].removeprefix("answer_"): c for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("solution")}
+
+
+def submit(course, student, name, answers):
+    """Hand in the release of assignment ``name`` with ``answers`` ({function: source}) in its answer cells."""
+    nb = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+    for function, cell in answer_cells(nb).items():
+        if function in answers:
+            cell.source = answers[function]
+    folder = course / "submitted" / student / name
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{name}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = tmp_path_factory.mktemp("nbgrader")
+    names = assignments.write_course(course)
+    assignments.nbgrader(course, "generate_assignment", "*")
+    worked = {}
+    for name in names:
+        source = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
+        worked[name] = {f: MARKERS.sub("", c.source) for f, c in answer_cells(source).items()}
+        submit(course, "solved", name, worked[name])
+        submit(course, "blank", name, {})
+        submit(course, "mixed", name, {**worked[name], **{f: s for f, (s, _) in WRONG.get(name, {}).items()}})
+    assignments.nbgrader(course, "autograde", "*")
+    assignments.nbgrader(course, "export", "--to", str(course / "grades.csv"))
+    return course, names, worked
+
+
+def scores(course, student):
+    """{(assignment, answer function): score} from nbgrader's gradebook."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {(submission.assignment.name, grade.name.removeprefix("test_")): grade.score
+                for submission in gb.find_student(student).submissions
+                for notebook in submission.notebooks for grade in notebook.grades}
+
+
+def feedback(course, student, name, function):
+    """The autograded test cell's outputs: what the student reads under the exercise."""
+    nb = nbformat.read(course / "autograded" / student / name / f"{name}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"test_{function}")
+    return "\n".join(o.get("text", "") + "\n".join(o.get("traceback", [])) + o.get("evalue", "") for o in cell.outputs)
+
+
+def test_every_exercise_is_graded_with_its_points(graded):
+    course, names, worked = graded
+    exercises = {(name, f) for name in names for f in worked[name]}
+    assert set(scores(course, "solved")) == exercises, "every exercise of every notebook should have a graded test cell"
+    assert len(exercises) >= 2 * len(names)
+
+
+def test_the_worked_solutions_get_full_marks(graded):
+    course, _, _ = graded
+    missed = {k: v for k, v in scores(course, "solved").items() if v != assignments.POINTS}
+    assert not missed, f"worked answers that nbgrader did not give full marks: " + "; ".join(
+        f"{k}: {feedback(course, 'solved', *k)[-400:]}" for k in missed)
+
+
+def test_an_empty_submission_gets_zero(graded):
+    course, _, _ = graded
+    assert set(scores(course, "blank").values()) == {0}
+    assert "not attempted" in feedback(course, "blank", "01_graph_lifecycle", "predict_saved")
+
+
+def test_wrong_and_broken_answers_get_zero_with_a_message_and_the_rest_is_graded(graded):
+    course, _, _ = graded
+    got = scores(course, "mixed")
+    wrong = {(name, f) for name, answers in WRONG.items() for f in answers}
+    assert {k for k, v in got.items() if v == 0} == wrong, "exactly the wrong and broken answers should score zero"
+    assert all(v == assignments.POINTS for k, v in got.items() if k not in wrong), "the rest should be graded in full"
+    for name, answers in WRONG.items():
+        for function, (_, says) in answers.items():
+            text = feedback(course, "mixed", name, function)
+            assert re.search(says if "[" not in says else re.escape(says), text), (
+                f"{name} {function}: the feedback should say {says!r}, it says:\n{text[-600:]}")
+
+
+def test_grades_come_out_as_csv(graded):
+    course, names, worked = graded
+    rows = list(csv.DictReader((course / "grades.csv").open()))
+    total = {s: sum(float(r["score"]) for r in rows if r["student_id"] == s) for s in ("solved", "blank", "mixed")}
+    most = sum(len(worked[name]) for name in names) * assignments.POINTS
+    assert total["solved"] == most and total["blank"] == 0 and 0 < total["mixed"] < most, total
