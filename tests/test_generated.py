@@ -28,7 +28,8 @@ def test_check_exits_1_listing_a_stale_target(tmp_path, root):
 
 def _copy(root, to):
     """What the build reads and writes, copied (the files git tracks or would: no .venv, no build/)."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root, capture_output=True, text=True, check=True).stdout
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                           capture_output=True, text=True, check=True).stdout
     for name in filter(None, files.split("\0")):
         if (root / name).is_file():
             (to / name).parent.mkdir(parents=True, exist_ok=True)
