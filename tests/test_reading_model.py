@@ -154,7 +154,8 @@ def test_the_pinn_fast_path_fits_30_minutes_and_is_marked_in_00_and_05(root):
         notebook = nbformat.read(path, as_version=4)
         index = guide.title_cell(notebook, path.name)
         cell = notebook.cells[index + 1]
-        assert cell.source == fast_path.fast_path_text(course, path.stem), f"{path.stem}: the fast path sits right below the title"
+        assert cell.source == fast_path.fast_path_text(course, path.stem), (
+            f"{path.stem}: the fast path sits right below the title")
         assert sum(c.source.startswith(guide.FAST_PATH_MARK) for c in notebook.cells) == 1, "marked once"
         assert f"about {math.ceil(total)} minutes" in cell.source
         for entry in course.fast_path["assumes"]:  # the back-links name sections that exist
@@ -178,7 +179,8 @@ def test_readme_links_the_guide(root):
         "README's 'For instructors' should link the instructor guide: [docs/instructors.md](docs/instructors.md)")
 
 
-@pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "course", "blocks", "targets", "project", "notebook_map", "torch_table"])
+@pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "course", "blocks", "targets", "project",
+                                    "notebook_map", "torch_table"])
 def test_the_tools_docstring_examples_run(module):
     import doctest
     import importlib

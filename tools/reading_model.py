@@ -31,12 +31,12 @@ careful learner, with every rate stated here:
   docstrings): plan it, write it, run the checker, read its verdict, fix. 07's one-line fixes stay short this way.
 - An explorer panel, 3 min: a handful of settings, each re-measured in under a second (benchmarks/explorers.py).
 
-**Calibrated** against the only real timings there are: a reviewer timed careful read-throughs of notebook
-01 at 65-75 min and of 05 at 100-120 min at commit 132a941 (05 was later split into 05 and 06), and another read
-05 at commit d9183a3, speaker notes included (1,427 words of them), in 95-110 min. Their features are in data/instructor_calibration.json; the rates above put all three inside
-their ranges (the tool with no option prints by how much). At 100 words a minute the third fell 3 min short (92.1),
-so prose went to 90. Three timings cannot pin down six rates: the rates come from the reasoning above, and the
-calibration shows they agree with the reviewers.
+**Calibrated** against the only real timings there are: a reviewer timed careful read-throughs of notebook 01 at 65-75
+min and of 05 at 100-120 min at commit 132a941 (05 was later split into 05 and 06), and another read 05 at commit
+d9183a3, speaker notes included (1,427 words of them), in 95-110 min. Their features are in
+data/instructor_calibration.json; the rates above put all three inside their ranges (the tool with no option prints by
+how much). At 100 words a minute the third fell 3 min short (92.1), so prose went to 90. Three timings cannot pin down
+six rates: the rates come from the reasoning above, and the calibration shows they agree with the reviewers.
 
 **Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
 functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists

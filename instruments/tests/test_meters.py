@@ -8,7 +8,6 @@ import torch
 
 from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory, measure
 
-
 # ---------------------------------------------------------------- LiveTensors
 
 def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing(device):

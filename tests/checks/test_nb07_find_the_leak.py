@@ -79,7 +79,8 @@ CLINIC = [
     ("input_gradient", "loss.backward(create_graph=True)", "loss.backward(retain_graph=True)", "retain_graph=True keeps it"),
     ("activation_hook", "history.append(output.std())", "history.append(output.std().detach())", "still grows every step"),
     ("derivative_cache", "key = (id(y), id(x))", "key = (y, x)", "still grows every step"),
-    ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()', "gradient of encoder.weight differs"),
+    ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()',
+     "gradient of encoder.weight differs"),
     ("running_loss", "running_loss = running_loss + loss\n", "running_loss += loss\n", "still grows every step"),
     ("trainer_class", "self.total_loss += loss\n", "self.total_loss = self.total_loss + loss\n", "still grows every step"),
     # a detached tensor per evaluation has no graph, but the list still gains a tensor every evaluation

@@ -502,9 +502,9 @@ class MemoryGauge:
                 gauge.sample(step)
 
     ``meters``: any of :data:`~autograd_memory.measuring.meter_registry.METERS` (``saved``, ``live``, ``rss``,
-    ``cuda_allocated``, ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
-    the live meter becomes a :func:`memory_budget`, its row turns orange then red as the budget
-    nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
+    ``cuda_allocated``, ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not
+    available here". ``budget`` (bytes): the live meter becomes a :func:`memory_budget`, its row turns orange then
+    red as the budget nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
     Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.
 
     Every run (each ``with`` or ``track``) enters fresh meters and starts a fresh ``trace``; the
