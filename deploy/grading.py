@@ -17,11 +17,10 @@ test cell (zero for that exercise) and grading goes on. Two cases nbgrader leave
 import copy
 
 import nbformat
+import sizing
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader.preprocessors import Execute
-
-import sizing
 
 KERNEL_DIED = ("the kernel died while running this cell (the code exited, crashed, or was killed): this exercise "
                "scores zero; the kernel was restarted and the cells after it were graded in a fresh one")

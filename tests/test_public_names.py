@@ -69,8 +69,8 @@ def offences(source):
 def test_the_course_uses_only_the_instruments_public_names():
     found = [f"{where}, line {line}: {what}" for where, source in sources() for line, what in offences(source)]
     assert not found, ("import the instruments by their public names (`from autograd_memory import GraphMemory`, "
-                       f"`autograd_memory.testing`; the names are autograd_memory.__all__), and course modules by "
-                       f"where they live (`course_utils.problems.models`):\n" + "\n".join(found))
+                       "`autograd_memory.testing`; the names are autograd_memory.__all__), and course modules by "
+                       "where they live (`course_utils.problems.models`):\n" + "\n".join(found))
 
 
 @pytest.mark.parametrize("source, found", [

@@ -16,7 +16,7 @@ It runs, on ``cuda``:
    -> data/notebooks_cuda.json (passed, failed, seconds per notebook)
 
 Each data file carries its provenance (GPU, torch, CUDA, commit, date, the command), and docs/gpu.md's record of the
-run is rewritten from them (``tools/gpu_record.py``). Without a usable CUDA device
+run is rewritten from them by `make generate` (``tools/gpu_record.py``). Without a usable CUDA device
 it refuses at once, with exit code 3 and a message that says what to do; it never falls back to the CPU.
 """
 import argparse
@@ -222,10 +222,7 @@ def main(argv=None):
             {"provenance": provenance(torch, command), "notebooks": notebooks}, indent=2) + "\n")
         failed += [f"notebook {name}" for name, result in notebooks.items() if not result["passed"]]
     if args.data.resolve() == (ROOT / "data").resolve():
-        import gpu_record
-
-        gpu_record.write()
-        log("[gpu-check] docs/gpu.md's record rewritten from data/*_cuda.json: commit both")
+        log("[gpu-check] data/*_cuda.json written: run `make generate` (docs/gpu.md's record) and commit both")
     if failed:
         log(f"[gpu-check] FAILED: {', '.join(failed)} (see above); the data files say what each part measured")
         return 1

@@ -1,24 +1,18 @@
 """What the last GPU run verified, on which GPU and torch: read from the data/*_cuda.json files `make gpu-check` writes.
 
-    python tools/gpu_record.py           # print the record
-    python tools/gpu_record.py --write   # rewrite docs/gpu.md's record from the data files
-    python tools/gpu_record.py --check   # exit 1 when docs/gpu.md's record differs from the data files
-
+docs/gpu.md's record is a target of `make generate` (``gpu_record``), so `python -m tools check` fails while it is stale.
 Each line names its file and the run that wrote it (GPU, torch, date, commit where the file has them); a file that is
 missing says so ("not recorded yet"), so the record never claims more than the files hold.
 
     >>> print(where({"gpu": "NVIDIA H200", "torch": "2.11.0+cu130", "date": "2026-12-04T16:14:43+00:00", "commit": "0c4f881"}))
     NVIDIA H200, torch 2.11.0+cu130, 2026-12-04, commit 0c4f881
 """
-import argparse
 import json
 import pathlib
-import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "gpu.md"
-BEGIN = "<!-- gpu record: written by tools/gpu_record.py --write from data/*_cuda.json -->"
-END = "<!-- /gpu record -->"
+from tools.blocks import filled
+
+DOC = "docs/gpu.md"
 
 
 def where(provenance):
@@ -70,7 +64,8 @@ def lines(data):
     if notebooks:
         results = notebooks["notebooks"]
         failed = [name for name, result in results.items() if not result["passed"]]
-        text = f"{len(results) - len(failed)} of {len(results)} pass under nbval" + (f"; failed: {', '.join(failed)}" if failed else "")
+        text = f"{len(results) - len(failed)} of {len(results)} pass under nbval"
+        text += f"; failed: {', '.join(failed)}" if failed else ""
         found.append(_line("Notebooks", "notebooks", text, notebooks["provenance"]))
     if not found:
         return ["No GPU run has been recorded yet: run `make gpu-check` on a machine with an NVIDIA GPU."]
@@ -89,40 +84,11 @@ def _overhead(name, row):
             f"timeline {row['timeline_x_plain']:.2f}x one")
 
 
-def record_text(data=ROOT / "data"):
+def record_text(data):
     return "\n".join(lines(pathlib.Path(data)))
 
 
-def block(text):
-    """The record in a document's text, or None where its markers are missing."""
-    if BEGIN not in text or END not in text:
-        return None
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-
-
-def write(doc=DOC, data=ROOT / "data"):
-    text = doc.read_text()
-    if block(text) is None:
-        raise SystemExit(f"{doc.name} lacks the markers {BEGIN!r} ... {END!r}: put them where the record goes")
-    before, rest = text.split(BEGIN, 1)
-    doc.write_text(f"{before}{BEGIN}\n{record_text(data)}\n{END}{rest.split(END, 1)[1]}")
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite docs/gpu.md's record")
-    parser.add_argument("--check", action="store_true", help="exit 1 when docs/gpu.md's record is stale")
-    args = parser.parse_args(argv)
-    if args.write:
-        write()
-    elif args.check:
-        if block(DOC.read_text()) != record_text():
-            print("docs/gpu.md's GPU record is stale: run python tools/gpu_record.py --write", file=sys.stderr)
-            return 1
-    else:
-        print(record_text())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def gpu_record(course):
+    """The target: docs/gpu.md with its "gpu record" block written from ``data/*_cuda.json``."""
+    path = course.root / DOC
+    return {path: filled(path.read_text(), "gpu record", record_text(course.root / "data"), DOC)}

@@ -16,6 +16,7 @@ from tools import course as model
 from tools import (
     editions,
     fast_path,
+    gpu_record,
     guide,
     lecturer_sheets,
     notebook_map,
@@ -101,6 +102,7 @@ TARGETS = [
     Target("lecturer sheets", (NOTEBOOKS, "solutions/*.py"), lecturer_sheets.sheets),
     Target("README notebook map", ("course.toml", "README.md"), notebook_map.readme_map),
     Target("README links", ("course.toml", "pyproject.toml", "README.md"), setup_cell.readme_links),
+    Target("GPU record", ("data/*_cuda.json", gpu_record.DOC), gpu_record.gpu_record),
     Target("README torch table", ("data/torch_versions.json", "README.md"), torch_table.readme_table),
     Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
              "python tests/browser/slide_fit.py --record"),

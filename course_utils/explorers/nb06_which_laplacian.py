@@ -1,5 +1,6 @@
 """Notebook 06's explorer: Laplacian method x input dimension d -> peak memory and time, measured live at small
-sizes on the notebook's device and drawn over ``data/laplacian_<device>.json`` (examples: :func:`laplacian_reading`, :func:`laplacian_methods`)."""
+sizes on the notebook's device and drawn over ``data/laplacian_<device>.json`` (examples: :func:`laplacian_reading`,
+:func:`laplacian_methods`)."""
 import html
 import io
 from dataclasses import dataclass, field

@@ -36,9 +36,9 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]  # run as a script: its test helpers, the tools
 
 import test_live_gauge  # noqa: E402
-from autograd_memory import display_settings  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
 
+from autograd_memory import display_settings  # noqa: E402
 from tools import slide_fit_record  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"

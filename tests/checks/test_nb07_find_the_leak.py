@@ -1,9 +1,9 @@
 """The clinic's checker: a fix passes only when the script is flat and trains as intended."""
 import pytest
 
+from autograd_memory import find_leaks
 from course_utils.checks import ExerciseFailed
 from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
-from autograd_memory import find_leaks
 
 
 def test_the_clinic_has_at_least_four_mysteries_and_each_one_leaks():

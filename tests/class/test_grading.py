@@ -7,14 +7,12 @@ exactly the broken and wrong exercises, with the checker's message or what happe
 for the rest.
 """
 import csv
-import pathlib
 import re
 
+import assignments
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-
-import assignments
 
 WRONG = {  # assignment -> {answer function: (its source, what the feedback says)}
     "01_graph_lifecycle": {"predict_saved": (
@@ -92,7 +90,7 @@ def test_every_exercise_is_graded_with_its_points(graded):
 def test_the_worked_solutions_get_full_marks(graded):
     course, _, _ = graded
     missed = {k: v for k, v in scores(course, "solved").items() if v != assignments.POINTS}
-    assert not missed, f"worked answers that nbgrader did not give full marks: " + "; ".join(
+    assert not missed, "worked answers that nbgrader did not give full marks: " + "; ".join(
         f"{k}: {feedback(course, 'solved', *k)[-400:]}" for k in missed)
 
 

@@ -21,11 +21,10 @@ import nbformat
 import psutil
 import pytest
 import requests
-from tornado.httpclient import HTTPRequest
-from tornado.websocket import websocket_connect
-
 import sizing
 from learner_copies import FOLDER
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STUDENTS = ("ada", "grace", "alan")

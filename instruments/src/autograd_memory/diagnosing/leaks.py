@@ -34,8 +34,9 @@ from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
+from .fixes import container as _container
+from .fixes import remedy
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
-from .fixes import container as _container, remedy
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
 

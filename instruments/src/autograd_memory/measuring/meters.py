@@ -23,7 +23,6 @@ an interrupt cuts short is redone from the meter's own records at the next readi
 0
 """
 import enum
-import functools
 import os
 import signal
 import sys
