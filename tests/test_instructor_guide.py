@@ -8,7 +8,6 @@
 """
 import dataclasses
 import json
-import math
 import re
 import shutil
 
@@ -133,10 +132,12 @@ def test_check_cells_are_read_under_their_section_with_their_messages(tmp_path):
 
 
 def copy_course(root, to):
-    """What the guide's tool reads: notebooks, solutions, the guide, the measurements and pyproject.toml."""
+    """What the guide's tool reads: notebooks, solutions, the guide, the measurements, pyproject.toml and the README
+    (its fast-path paragraph)."""
     for folder in ("notebooks", "solutions", "docs", "data"):
         shutil.copytree(root / folder, to / folder, ignore=shutil.ignore_patterns("clinic", "reference", "site"))
-    shutil.copy(root / "pyproject.toml", to / "pyproject.toml")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, to / name)
 
 
 def test_write_changes_only_the_time_lines_and_the_guide_and_is_idempotent(tmp_path, root):
@@ -166,24 +167,6 @@ def test_the_time_line_states_each_section_and_they_add_up(root):
             f"{path.name}: the sections' minutes add up to the notebook's {total}")
         line = guide.time_line(path, root)
         assert line in nbformat.read(path, as_version=4).cells[1].source or line in path.read_text(), path.name
-
-
-def test_the_pinn_fast_path_fits_30_minutes_and_is_marked_in_00_and_05(root):
-    stops, total = guide.fast_path(root)
-    assert total <= guide.FAST_PATH_LIMIT, f"the fast path takes {total} min by the reading model, over 30"
-    assert [heading.split(" · ")[0] for _, heading, *_ in stops][:4] == ["Myth vs measured", "Myth 2", "Myth 3", "Part 2"]
-    assert stops[-1][0] == "07_find_the_leak" and "find_leaks" in stops[-1][2]
-    for name in guide.FAST_PATH_NOTEBOOKS:
-        notebook = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
-        index = guide.title_cell(notebook, name)
-        cell = notebook.cells[index + 1]
-        assert cell.source == guide.fast_path_text(name, root), f"{name}: the fast path sits right below the title"
-        assert f"about {math.ceil(total)} minutes" in cell.source
-        for other, heading in guide.FAST_PATH_ASSUMES:  # the back-links name sections that exist
-            assert f"]({other}.ipynb)" in cell.source and f"«{heading}»" in cell.source
-            assert heading in guide.headings(root / "notebooks" / f"{other}.ipynb"), heading
-    assert guide.fast_path_block(root) in (root / guide.GUIDE).read_text(), "the guide shows the fast path"
-    assert "fast path" in (root / "README.md").read_text().lower(), "the README shows the fast path"
 
 
 def test_a_guide_without_a_block_says_how_to_add_it(tmp_path, root):

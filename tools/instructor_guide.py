@@ -43,7 +43,7 @@ calibration shows they agree with the reviewers.
 
 **Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
 functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists
-them, and the PINN fast path (:data:`FAST_PATH`) adds up the sections it takes.
+them, and the PINN fast path (tools/fast_path.py) adds up the sections it takes.
 
 >>> estimate = Estimate(Features(prose_words=1000, code_lines=120, predictions=3, exercises=1, solution_lines=4,
 ...                              explorers=1), run_seconds=30)
@@ -55,7 +55,6 @@ import ast
 import dataclasses
 import difflib
 import json
-import math
 import pathlib
 import re
 import subprocess
@@ -64,6 +63,7 @@ import sys
 import nbformat
 
 import editions
+import fast_path
 from project import ROOT, pinned_torch, torch_requirement
 
 PROSE_WORDS_PER_MINUTE = 90
@@ -84,23 +84,6 @@ PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
 PATH_TABLE = re.compile(r"<!-- lecture-path:.*?-->\n(.*?)<!-- /lecture-path -->", re.S)  # the guide's 90-minute path
 CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
-FAST_PATH_MARK = "<!-- fast-path: written by tools/instructor_guide.py --write -->"
-FAST_PATH_LIMIT = 30  # minutes: the issue's bound for the route
-# The PINN fast path for a learner who came for a PINN that runs out of memory: (notebook, heading it starts at, what
-# it gives), in order. Each stop runs to the next heading of its level or above; the minutes are the reading model's.
-FAST_PATH = [
-    ("05_laplacian_pinn", "Myth vs measured", "Part 1's verdicts on the posted advice, in one table"),
-    ("05_laplacian_pinn", "Myth 2", "the two \"fixes\" that break training"),
-    ("05_laplacian_pinn", "Myth 3", None),
-    ("05_laplacian_pinn", "Part 2", "one loop in four versions, each keeping one thing across steps, then the flat fix"),
-    ("07_find_the_leak", "5 · Bring your own code", "`find_leaks` on your own training step"),
-]
-# What the fast path assumes, to read first if it is new: (notebook, heading).
-FAST_PATH_ASSUMES = [("01_graph_lifecycle", "3 · `backward()` frees what the graph saved"),
-                     ("01_graph_lifecycle", "4 · The graph lives as long as something refers to its output"),
-                     ("01_graph_lifecycle", "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
-                     ("02_no_grad_vs_detach", "2 · `tensor.detach()`: cut one tensor out")]
-FAST_PATH_NOTEBOOKS = ("00_start_here", "05_laplacian_pinn")  # where the route is marked, below the title
 
 # The timed read-throughs: {label: (notebook, commit it was read at, the reviewer's minutes, its run time in seconds,
 # speaker notes read)}. Issue 11's reviewer read the versions of the commit round 2 started from (run times by
@@ -220,7 +203,7 @@ def cell_features(cells, solutions_source="", with_notes=False):
     code = [c for c in cells if c.cell_type == "code" and not c.source.startswith(SETUP_MARK)]
     return Features(
         prose_words=sum(prose_words(c.source) for c in cells
-                        if c.cell_type == "markdown" and not is_notes(c) and not c.source.startswith(FAST_PATH_MARK)),
+                        if c.cell_type == "markdown" and not is_notes(c) and not c.source.startswith(fast_path.MARK)),
         code_lines=sum(1 for c in code for line in c.source.splitlines() if line.strip()),
         predictions=predictions(cells),
         exercises=sum(1 for c in code if "raise NotImplementedError" in c.source and CHECKER_CALL.search(c.source)),
@@ -296,61 +279,6 @@ def time_line(path, root=ROOT, measured=None):
     sections = section_estimates(path, root, measured)
     parts = " · ".join(f"{short_label(label)} {max(1, round(result.total))}" for label, result in sections)
     return f"**Time:** about {estimate(path, root, measured).rounded} minutes (by section: {parts})."
-
-
-def _find_span(cells, heading):
-    """``(full heading, first cell, end)`` of the one heading that starts with ``heading``."""
-    matches = [(title, start, end) for _, title, start, end in spans(cells) if title.startswith(heading)]
-    if len(matches) != 1:
-        raise SystemExit(f"the fast path's heading {heading!r} matches {len(matches)} headings: name one exactly")
-    return matches[0]
-
-
-def fast_path(root=ROOT, measured=None):
-    """``([(notebook, full heading, what it gives, minutes)], total minutes)``: the PINN fast path, read with the model;
-    the total adds the run of 05 top to bottom (its sections need the cells above them)."""
-    measured = measured or run_times(root)["notebooks"]
-    stops = []
-    for name, heading, gives in FAST_PATH:
-        cells = _cells(root, name)
-        title, start, end = _find_span(cells, heading)
-        solution = root / "solutions" / f"{name}.py"
-        result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "", 0)
-        stops.append((name, title, gives, result.total))
-    total = sum(minutes for *_, minutes in stops) + measured["05_laplacian_pinn"]["seconds"] / 60
-    return stops, round(total, 1)
-
-
-def fast_path_text(notebook_name, root=ROOT, measured=None):
-    """The markdown cell that marks the fast path below the title of ``notebook_name`` (00 or 05)."""
-    measured = measured or run_times(root)["notebooks"]
-    stops, total = fast_path(root, measured)
-    cite = lambda name, heading: (f"[{name[:2]}]({name}.ipynb) " if name != notebook_name else "") + f"«{heading}»"
-    run = "this notebook" if notebook_name == "05_laplacian_pinn" else "[05 · The Laplacian PINN](05_laplacian_pinn.ipynb)"
-    lines, number = [FAST_PATH_MARK,
-                     f"**PINN fast path, about {math.ceil(total)} minutes.** Came here because a PINN runs out of memory "
-                     f"on second derivatives? Run {run} top to bottom (*Run → Run All Cells*, about "
-                     f"{measured['05_laplacian_pinn']['seconds']:.0f} s), then read only these sections:", ""], 0
-    merged = []
-    for name, heading, gives, minutes in stops:
-        if gives is None:
-            merged[-1] = (merged[-1][0] + [(name, heading)], merged[-1][1], merged[-1][2] + minutes)
-        else:
-            merged.append(([(name, heading)], gives, minutes))
-    for places, gives, minutes in merged:
-        number += 1
-        where = " and ".join(cite(name, heading) for name, heading in places)
-        lines.append(f"{number}. {where}: {gives} (about {max(1, round(minutes))} min);")
-    lines[-1] = lines[-1].rstrip(";") + "."
-    by_notebook = {}
-    for name, heading in FAST_PATH_ASSUMES:
-        by_notebook.setdefault(name, []).append(f"«{heading}»")
-    assumes = "; ".join(f"[{name[:2]}]({name}.ipynb) " + ", ".join(headings) for name, headings in by_notebook.items())
-    course = sum(estimate(path, root, measured).rounded for path in notebook_paths(root))
-    lines.append("")
-    lines.append(f"It assumes {assumes}: read those first if a graph's saved tensors are new to you. The minutes come "
-                 f"from the reading model of `tools/instructor_guide.py` (the whole course, 00 to 07: about {course} minutes).")
-    return "\n".join(lines)
 
 
 def _cells(root, name):
@@ -505,14 +433,17 @@ def checks_block(path):
 # --- the guide's generated blocks -------------------------------------------------------------------------------
 
 def fast_path_block(root=ROOT):
-    stops, total = fast_path(root)
+    stops, total = fast_path.minutes(root=root)
+    _, assumed = fast_path.minutes(fast_path.ASSUMES, root)
     rows = ["| stop | section | what it gives | minutes |", "|---|---|---|---:|"]
-    rows += [f"| {number} | {name[:2]} «{heading}» | {gives or '(with the row above)'} "
-             f"| {minutes:.1f} |" for number, (name, heading, gives, minutes) in enumerate(stops, start=1)]
-    rows.append(f"| | running 05 top to bottom first | | {run_times(root)['notebooks']['05_laplacian_pinn']['seconds'] / 60:.1f} |")
-    rows.append(f"| | **total** | | **{total:.1f}** (the bound: {FAST_PATH_LIMIT}) |")
-    return ("The PINN fast path, for a learner who came with a PINN that runs out of memory on second derivatives; it is "
-            "marked below the title of 00 and 05, with what it assumes from 01 and 02. Minutes from the reading model:\n\n"
+    rows += [f"| {number} | {stop.notebook[:2]} " + (f"«{fast_path.title(stop, root)}»" if stop.heading else
+                                                       "set-up (the cells above the first section)") + " "
+             f"| {stop.gives or '(with the row below)'} | {minutes:.1f} |"
+             for number, (stop, minutes) in enumerate(stops, start=1)]
+    rows.append(f"| | **total** | | **{total:.1f}** |")
+    return ("The PINN fast path (tools/fast_path.py), for a learner who came with a PINN that runs out of memory on second "
+            "derivatives; it is shown below the title of 00 and 05, with what it assumes from 01 and 02 "
+            f"({assumed:.1f} minutes more). Minutes from the reading model, each stop's cells run and read:\n\n"
             + "\n".join(rows))
 
 
@@ -649,12 +580,15 @@ def updated_title(path, line):
 
 
 def updated_fast_path_cell(notebook, index, text):
-    """Put the fast path's cell ``text`` right below the title cell at ``index`` (adding it the first time);
-    True when that changed the notebook."""
+    """Put the fast path's cell ``text`` right below the title cell at ``index`` (adding it the first time), and no
+    copy of it anywhere else (a merge may leave one); True when that changed the notebook."""
     cells = notebook.cells
-    if index + 1 < len(cells) and cells[index + 1].cell_type == "markdown" and cells[index + 1].source.startswith(FAST_PATH_MARK):
+    strays = [i for i, cell in enumerate(cells) if i != index + 1 and cell.source.startswith(fast_path.MARK)]
+    for stray in reversed(strays):
+        del cells[stray]
+    if index + 1 < len(cells) and cells[index + 1].cell_type == "markdown" and cells[index + 1].source.startswith(fast_path.MARK):
         if cells[index + 1].source == text:
-            return False
+            return bool(strays)
         cells[index + 1].source = text
         return True
     cell = nbformat.v4.new_markdown_cell(text, metadata={"slideshow": {"slide_type": "skip"}})  # the learner's route
@@ -673,12 +607,24 @@ def stale(root=ROOT, write=False):
         diff = "".join(difflib.unified_diff(
             old.splitlines(True), source.splitlines(True), f"{name} (title cell)", "the reading model", n=0))
         notebook.cells[index].source = source
-        if path.stem in FAST_PATH_NOTEBOOKS and updated_fast_path_cell(notebook, index, fast_path_text(path.stem, root, measured)):
+        if path.stem in fast_path.MARKED_IN and updated_fast_path_cell(notebook, index, fast_path.box(path.stem, root, measured)):
             diff += f"--- {name}: the fast path's cell below the title is missing or stale\n"
         if diff:
             out_of_date[name] = diff
             if write:
                 nbformat.write(notebook, path)
+    readme = (root / "README.md").read_text()
+    start, end = markers("fast-path")
+    current = re.sub(re.escape(start) + ".*?" + re.escape(end),
+                     lambda _: f"{start}\n{fast_path.readme_block(root, measured)}\n{end}", readme, flags=re.S)
+    if start not in readme:
+        raise SystemExit(f"README.md has no {start} ... {end} block: add those two lines where the fast path is "
+                         "announced, then run `python tools/instructor_guide.py --write`")
+    if current != readme:
+        out_of_date["README.md"] = "".join(difflib.unified_diff(readme.splitlines(True), current.splitlines(True),
+                                                                "README.md", "generated", n=0))
+        if write:
+            (root / "README.md").write_text(current)
     guide, new = (root / GUIDE).read_text(), updated_guide(root)
     if new != guide:
         out_of_date[GUIDE] = "".join(difflib.unified_diff(guide.splitlines(True), new.splitlines(True), GUIDE,
