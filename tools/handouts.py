@@ -33,11 +33,13 @@ from editions import learner_edition  # noqa: E402
 from executed import ROOT, execute  # noqa: E402
 from instructor_guide import lecture_path, live_notebooks  # noqa: E402
 from lecture_edition import lecture_edition  # noqa: E402
+from project import BRANCH, repository  # noqa: E402
 from setup_cell import is_setup_cell  # noqa: E402
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.views.gauges.LIVE_ONLY: shown live only
 SITE_CONF = ROOT / "docs" / "site"
+OUTSIDE_LINK = re.compile(r"\]\(\.\./([^)\s]+)\)")  # a Markdown link from a notebook to a file outside notebooks/
 
 
 def package_folder(module, *parts):
@@ -324,8 +326,19 @@ def shown(path):
 # --- site --------------------------------------------------------------------------------------------------
 def site_page(nb):
     """An executed notebook as the reading site shows it: the learner's edition (no speaker notes, which stay
-    in the decks), its live widgets dropped for their static fallback."""
-    return static_copy(learner_edition(nb))
+    in the decks), its live widgets dropped for their static fallback, and its links to files beside the notebooks
+    (a worked solution, the cheat sheet: ``../solutions/...``) sent to the repository, where the site finds them.
+
+    >>> import nbformat
+    >>> page = site_page(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("[s](../solutions/a.py)")]))
+    >>> page.cells[0].source == f"[s]({repository()}/blob/{BRANCH}/solutions/a.py)"
+    True
+    """
+    nb = static_copy(learner_edition(nb))
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = OUTSIDE_LINK.sub(lambda found: f"]({repository()}/blob/{BRANCH}/{found[1]})", cell.source)
+    return nb
 
 
 def build_site(executed, folder, source=None, log=print):
