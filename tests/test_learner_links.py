@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 
-import handouts
+from tools import handouts
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 LEARNER = sorted((ROOT / "learner").glob("[0-9][0-9]_*.ipynb"))

@@ -1,124 +1,106 @@
-"""The PINN fast path: the route through the course for a learner who arrives with a PINN that runs out of memory.
+"""The PINN fast path (course.toml's ``[fast_path]``): the route through the course for a learner who arrives with a
+PINN that runs out of memory, read with the reading model; the cell that shows it below the titles of the notebooks in
+``marked_in``, the README's paragraph and the guide's table.
 
-    python tools/fast_path.py     print the route: each stop, the cells it runs, its minutes by the reading model
+    python -m tools.fast_path     print the route: each stop, the cells it runs, its minutes
 
-The route is data, :data:`STOPS`: each stop is a notebook and a section of it (a heading, the section running to the
-next heading of its level or above), or the notebook's set-up (``heading=None``: the cells above its first ``##``
-section). A learner opens each notebook, runs the route's cells in order and reads them; nothing else. So the route
-holds every cell its cells need (:func:`missing_names` finds a name a skipped cell defines;
-tests/test_fast_path.py runs the route's cells alone, in order, in a fresh kernel per notebook).
+A learner opens each notebook of the route, runs its set-up (the cells above its first ``##`` section), then runs and
+reads the route's sections in it (a section runs to the next heading of its level or above): those cells, and no
+other. So the route must hold every cell its cells need (:func:`missing_names`; tests/test_fast_path.py runs them alone,
+in order, in a fresh kernel per notebook).
 
-It serves the three cases this audience arrives with (seed 000's): memory that climbs while the residual is computed
-(05 Part 1: the price of training, and the posted "fixes" tested), second derivatives taken without ``create_graph``
-(05 Part 1: that residual trained to the wrong answer), a loop that leaks (05 Part 2, to the fixed loop), then the
-learner's own step under ``find_leaks`` (07 §5): growing, it names the line to fix; flat, the step's memory is its
-price, and 07 §5 sends the learner to 06 «When the price itself does not fit».
+It serves the cases seed 000's learner arrives with: memory that climbs while the residual is computed (05 Part 1: the
+price of training, the posted "fixes" tested), second derivatives taken without ``create_graph`` (05 Part 1: that
+residual trained to the wrong answer), a loop that leaks (05 Part 2, to the fixed loop), then their own step under
+``find_leaks`` (07 §5): growing, it names the line to fix; flat, the step's memory is its price, and 07 §5 sends them to
+06 «When the price itself does not fit».
 
->>> [stop.notebook[:2] for stop in STOPS if stop.heading is None]
-['05', '07', '06']
+    >>> from tools.course import load
+    >>> [(stop.notebook[:2], stop.heading) for stop, _ in route(load())][:2]
+    [('05', None), ('05', 'The problem')]
 """
 import ast
 import builtins
-import dataclasses
 import sys
 
-import nbformat
+from tools.blocks import filled
+from tools.course import Stop, load, notebook_text, read
+from tools.editions import learner_edition
+from tools.reading_model import (FAST_PATH_MARK, MINUTES_PER_JUMP, run_times, span_estimate, spans, title_cell)
 
-from editions import learner_edition
-from project import ROOT
-
-MARK = "<!-- fast-path: written by tools/instructor_guide.py --write -->"  # the box below the title of MARKED_IN
-
-
-@dataclasses.dataclass(frozen=True)
-class Stop:
-    """A stop of the route: ``heading`` starts a section (it may be the first words of the heading); None is the
-    notebook's set-up. ``gives``: what the learner gets there (None: shown together with the next stop)."""
-    notebook: str
-    heading: str | None
-    gives: str | None = None
+README_BLOCK = "fast-path"
 
 
-STOPS = (
-    Stop("05_laplacian_pinn", None),
-    Stop("05_laplacian_pinn", "The problem"),
-    Stop("05_laplacian_pinn", "Part 1", "the posted residual read line by line: what climbs is the price of training; "
-         "the posted \"fixes\" tested (Myths 1–4); second derivatives without `create_graph` trained to the wrong "
-         "answer; seed 000's own log read as a price, not a leak"),
-    Stop("05_laplacian_pinn", "Part 2", "a training loop that leaks, in four versions, to the fixed loop"),
-    Stop("07_find_the_leak", None),
-    Stop("07_find_the_leak", "5 · Bring your own code", "`find_leaks` on your own training step: if it grows, its top "
-         "row names the line to fix; if it reads flat, your step's memory is its price: go on to the last stop"),
-    Stop("06_which_laplacian", None),
-    Stop("06_which_laplacian", "When the price itself does not fit", "five ways to pay less when the price itself "
-         "does not fit, measured"),
-)
-# What the route assumes, to read first if it is new (each with its notebook's set-up).
-ASSUMES = (
-    Stop("01_graph_lifecycle", None),
-    Stop("01_graph_lifecycle", "3 · `backward()` frees what the graph saved"),
-    Stop("01_graph_lifecycle", "4 · The graph lives as long as something refers to its output"),
-    Stop("01_graph_lifecycle", "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
-    Stop("02_no_grad_vs_detach", None),
-    Stop("02_no_grad_vs_detach", "2 · `tensor.detach()`: cut one tensor out"),
-)
-MARKED_IN = ("00_start_here", "05_laplacian_pinn")  # where the route is shown, right below the title
+def notebook_cells(course, notebook):
+    """The cells of a notebook (id or stem) as the learner's edition has them (no speaker notes)."""
+    return learner_edition(read(course.notebook(notebook).path)).cells
 
 
-def notebook_cells(name, root=ROOT):
-    """The cells of ``notebooks/<name>.ipynb`` as the learner's edition has them (no speaker notes)."""
-    return learner_edition(nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)).cells
-
-
-def _headings(cells):
-    """``[(level, title, cell index)]``: the first heading of each markdown cell."""
-    import instructor_guide
-
-    return [(level, title, start) for level, title, start, _ in instructor_guide.spans(cells)]
+def stops(course, which="stops"):
+    """The route's stops (``which="assumes"``: what it assumes), each notebook's set-up (``heading=None``) before its
+    first section."""
+    entries = course.fast_path["stops"] if which == "stops" else course.fast_path["assumes"]
+    found, opened = [], set()
+    for entry in entries:
+        stem = course.notebook(entry["notebook"]).stem
+        if stem not in opened:
+            found.append(Stop(stem, None, ""))
+            opened.add(stem)
+        found.append(Stop(stem, entry["heading"], entry.get("gives", "")))
+    return found
 
 
 def stop_range(cells, stop):
-    """``(first cell, end)`` of a stop: the set-up (every cell above the first ``##`` heading, the route's own box
-    left out by :func:`route`), or the section that starts with ``stop.heading``."""
-    import instructor_guide
-
+    """``(first cell, end)`` of a stop: the set-up (the cells above the first ``##`` heading), or the section that starts
+    with ``stop.heading``."""
+    found = spans(cells)
     if stop.heading is None:
-        return 0, next((start for level, _, start in _headings(cells) if level == 2), len(cells))
-    found = [(start, end) for _, title, start, end in instructor_guide.spans(cells) if title.startswith(stop.heading)]
-    if len(found) != 1:
-        raise SystemExit(f"the fast path's stop {stop.notebook} «{stop.heading}» matches {len(found)} headings: "
-                         "name one exactly")
-    return found[0]
+        return 0, next((start for level, _, start, _ in found if level == 2), len(cells))
+    matches = [(start, end) for _, title, start, end in found if title.startswith(stop.heading)]
+    if len(matches) != 1:
+        raise SystemExit(f"course.toml's fast path names the heading {stop.heading!r} of {stop.notebook}, which matches "
+                         f"{len(matches)} headings: name one exactly")
+    return matches[0]
 
 
-def title(stop, root=ROOT):
-    """The full heading a stop starts at ("set-up" for a notebook's set-up).
-
-    >>> title(Stop("05_laplacian_pinn", "Part 2"))
-    'Part 2 · The real leaks in a training loop, and the fix'
-    """
+def title(course, stop):
+    """The full heading a stop starts at ("set-up" for a notebook's set-up)."""
     if stop.heading is None:
         return "set-up"
-    (found,) = {found for _, found, _ in _headings(notebook_cells(stop.notebook, root)) if found.startswith(stop.heading)}
+    (found,) = {title for _, title, _, _ in spans(notebook_cells(course, stop.notebook)) if title.startswith(stop.heading)}
     return found
 
 
-def route(stops=STOPS, root=ROOT):
-    """``[(stop, [cell indices])]`` in the learner edition of each stop's notebook, the route's box left out."""
-    found, cache = [], {}
-    for stop in stops:
-        cells = cache.setdefault(stop.notebook, notebook_cells(stop.notebook, root))
+def route(course, which="stops"):
+    """``[(stop, [cell indices])]`` in the learner's edition, the route's own cell left out."""
+    found = []
+    for stop in stops(course, which):
+        cells = notebook_cells(course, stop.notebook)
         start, end = stop_range(cells, stop)
-        found.append((stop, [i for i in range(start, end) if not cells[i].source.startswith(MARK)]))
+        found.append((stop, [i for i in range(start, end) if not cells[i].source.startswith(FAST_PATH_MARK)]))
     return found
 
 
-def runs(stops=STOPS, root=ROOT):
-    """``{notebook: [cell indices]}``: what the route runs in each notebook's kernel, in the notebook's order."""
+def runs(course, which="stops"):
+    """``{notebook stem: [cell indices]}``: what the route runs in each notebook's kernel, in the notebook's order."""
     found = {}
-    for stop, indices in route(stops, root):
+    for stop, indices in route(course, which):
         found.setdefault(stop.notebook, set()).update(indices)
     return {name: sorted(indices) for name, indices in found.items()}
+
+
+def jumps(stop_ranges):
+    """How many times a reader must find their place: each stop that does not start at its notebook's top or where
+    the stop before it in that notebook ended.
+
+    >>> jumps([("05", 0, 9), ("05", 9, 87), ("07", 90, 96)])
+    1
+    """
+    ended, count = {}, 0
+    for notebook, start, end in stop_ranges:
+        count += start != ended.get(notebook, 0)
+        ended[notebook] = end
+    return count
 
 
 def names(source):
@@ -131,17 +113,17 @@ def names(source):
         tree = ast.parse(source)
     except SyntaxError:
         return set(), set()
-    bound, read = set(), set()
+    bound, read_names = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
-            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+            (read_names if isinstance(node.ctx, ast.Load) else bound).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-    return bound, read
+    return bound, read_names
 
 
 def missing_names(cells, indices):
@@ -161,82 +143,139 @@ def missing_names(cells, indices):
 
 
 def closure(cells, indices):
-    """``indices`` and every cell above them that they need, directly or through each other (:func:`missing_names`)."""
+    """``indices`` and every cell above them that they need, directly or through each other (:func:`missing_names`):
+    what a learner who follows a route honestly has to find and run."""
     chosen = set(indices)
     while missing := missing_names(cells, sorted(chosen)):
         chosen.update(binder for _, _, binder in missing)
     return sorted(chosen)
 
 
-def minutes(stops=STOPS, root=ROOT, measured=None):
-    """``([(stop, minutes)], total)``: each stop read with the reading model of tools/instructor_guide.py (its share of
-    its notebook's measured run time included)."""
-    import instructor_guide
-
-    measured = measured or instructor_guide.run_times(root)["notebooks"]
-    found, cache = [], {}
-    for stop in stops:
-        cells = cache.setdefault(stop.notebook, notebook_cells(stop.notebook, root))
+def minutes(course, which="stops", measured=None):
+    """``([(stop, minutes)], total)``: each stop's cells read with the reading model (its share of its notebook's
+    measured run time included), plus MINUTES_PER_JUMP for each place the reader has to find (:func:`jumps`)."""
+    measured = measured or run_times(course.root)["notebooks"]
+    found, ranges = [], []
+    for stop in stops(course, which):
+        cells = notebook_cells(course, stop.notebook)
         start, end = stop_range(cells, stop)
-        solution = root / "solutions" / f"{stop.notebook}.py"
-        result = instructor_guide.span_estimate(cells, start, end, solution.read_text() if solution.exists() else "",
-                                                measured[stop.notebook]["seconds"])
+        solution = course.root / "solutions" / f"{stop.notebook}.py"
+        result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "",
+                               measured[stop.notebook]["seconds"])
         found.append((stop, result.total))
-    return found, round(sum(m for _, m in found), 1)
+        ranges.append((stop.notebook, start, end))
+    return found, round(sum(m for _, m in found) + jumps(ranges) * MINUTES_PER_JUMP, 1)
 
 
-def _cite(notebook, heading, here):
-    return (f"[{notebook[:2]}]({notebook}.ipynb) " if notebook != here else "") + f"«{heading}»"
+def _cite(course, stop, here):
+    return (f"[{stop.notebook[:2]}]({stop.notebook}.ipynb) " if stop.notebook != here else "") + f"«{title(course, stop)}»"
 
 
-def box(here, root=ROOT, measured=None):
-    """The markdown cell that shows the route below the title of ``here`` (a notebook of MARKED_IN)."""
-    stops, total = minutes(STOPS, root, measured)
-    assumed, assumed_total = minutes(ASSUMES, root, measured)
-    merged, pending = [], []
-    for stop, stop_minutes in stops:
-        pending.append((stop, stop_minutes))
-        if stop.gives is not None:
-            merged.append((pending, stop.gives))
-            pending = []
-    lines = [MARK, f"**PINN fast path, about {round(total)} minutes.** Came here because a PINN runs out of memory on "
-             "second derivatives? Open each notebook below, run its set-up (the cells above its first section), then "
-             "read and run only these sections, in order (*Shift+Enter* through each):", ""]
-    for number, (group, gives) in enumerate(merged, start=1):
-        where = " and ".join(_cite(stop.notebook, title(stop, root), here) for stop, _ in group if stop.heading)
-        lines.append(f"{number}. {where}: {gives} (about {max(1, round(sum(m for _, m in group)))} min);")
+def fast_path_text(course, here, measured=None):
+    """The markdown cell that shows the route below the title of ``here`` (a notebook stem of ``marked_in``)."""
+    found, total = minutes(course, "stops", measured)
+    _, assumed = minutes(course, "assumes", measured)
+    merged = []
+    for stop, stop_minutes in found:
+        if stop.heading is None:
+            continue
+        if stop.gives or not merged:
+            merged.append(([stop], stop.gives, stop_minutes))
+        else:
+            merged[-1] = (merged[-1][0] + [stop], merged[-1][1], merged[-1][2] + stop_minutes)
+    lines = [FAST_PATH_MARK, f"**PINN fast path, about {round(total)} minutes.** Came here because a PINN runs out of "
+             "memory on second derivatives? Open each notebook below, run its set-up (the cells above its first section), "
+             "then run and read only these sections, in order (*Shift+Enter* through each):", ""]
+    for number, (group, gives, group_minutes) in enumerate(merged, start=1):
+        where = " and ".join(_cite(course, stop, here) for stop in group)
+        lines.append(f"{number}. {where}: {gives} (about {max(1, round(group_minutes))} min);")
     lines[-1] = lines[-1].removesuffix(";") + "."
     by_notebook = {}
-    for stop in ASSUMES:
+    for stop in stops(course, "assumes"):
         if stop.heading:
             by_notebook.setdefault(stop.notebook, []).append(f"«{stop.heading}»")
     assumes = "; ".join(f"[{name[:2]}]({name}.ipynb) " + ", ".join(found) for name, found in by_notebook.items())
-    lines += ["", f"It assumes {assumes}: read those first (about {round(assumed_total)} minutes more) if a graph's "
-              "saved tensors are new to you. The minutes come from the course's reading model "
-              "(`tools/instructor_guide.py`)."]
+    lines += ["", f"It assumes {assumes}: read those first (about {round(assumed)} minutes more) if a graph's saved "
+              "tensors are new to you. The minutes come from the course's reading model (`tools/reading_model.py`), "
+              "calibrated against timed read-throughs."]
     return "\n".join(lines)
 
 
-def readme_block(root=ROOT, measured=None):
-    """The README's paragraph on the route, with the same minutes as the box (:func:`box`)."""
-    _, total = minutes(STOPS, root, measured)
-    _, assumed = minutes(ASSUMES, root, measured)
+def with_fast_path_cell(notebook, index, text):
+    """``notebook`` with the fast path's cell ``text`` right below the title cell at ``index`` (added the first time),
+    and no other cell that marks it."""
+    import nbformat
+
+    cells = notebook.cells
+    cells[index + 2:] = [cell for cell in cells[index + 2:] if not cell.source.startswith(FAST_PATH_MARK)]
+    if index + 1 < len(cells) and cells[index + 1].cell_type == "markdown" and cells[index + 1].source.startswith(FAST_PATH_MARK):
+        cells[index + 1].source = text
+        return notebook
+    cell = nbformat.v4.new_markdown_cell(text, metadata={"slideshow": {"slide_type": "skip"}})  # the learner's route
+    if notebook.nbformat_minor < 5:
+        del cell["id"]
+    cells.insert(index + 1, cell)
+    return notebook
+
+
+def fast_path_cells(course):
+    """The fast-path target: ``{notebook: its text with the current fast-path cell}`` for each notebook marked."""
+    measured = run_times(course.root)["notebooks"]
+    found = {}
+    for marked in course.fast_path["marked_in"]:
+        path = course.notebook(marked).path
+        notebook = read(path)
+        text = fast_path_text(course, path.stem, measured)
+        found[path] = notebook_text(with_fast_path_cell(notebook, title_cell(notebook, path.name), text))
+    return found
+
+
+def readme_paragraph(course, measured=None):
+    """The README's paragraph on the route, with the same minutes as the cell of :func:`fast_path_text`."""
+    _, total = minutes(course, "stops", measured)
+    _, assumed = minutes(course, "assumes", measured)
+    marked = " and ".join(f"[{course.notebook(m).id}](notebooks/{course.notebook(m).file})"
+                          for m in course.fast_path["marked_in"])
     return (f"**Came with a PINN that runs out of memory on second derivatives?** Take the **PINN fast path**, about "
-            f"{round(total)} minutes by the course's reading model ({round(assumed)} more for what it assumes from 01 and "
-            "02): 05's Part 1 (the price of training, the posted \"fixes\" tested, second derivatives without "
+            f"{round(total)} minutes by the course's reading model ({round(assumed)} more for what it assumes from 01 "
+            "and 02): 05's Part 1 (the price of training, the posted \"fixes\" tested, second derivatives without "
             "`create_graph` trained to the wrong answer, seed 000's own log), its Part 2 (a leaking loop, to the fixed "
             "loop), `find_leaks` on your own training step (07, section 5) and, when your step's memory is its price "
-            "and that does not fit, 06's ways to pay less. The route is at the top of "
-            "[00](notebooks/00_start_here.ipynb) and [05](notebooks/05_laplacian_pinn.ipynb), and in the "
+            f"and that does not fit, 06's ways to pay less. The route is at the top of {marked}, and in the "
             "[instructor guide](docs/instructors.md). Each notebook's title states its minutes section by section.")
 
 
+def readme_fast_path(course):
+    """The README's fast-path target."""
+    path = course.root / "README.md"
+    return {path: filled(path.read_text(), README_BLOCK, readme_paragraph(course), "README.md")}
+
+
+def fast_path_block(course):
+    """The guide's table of the route's stops and their minutes."""
+    found, total = minutes(course)
+    _, assumed = minutes(course, "assumes")
+    rows = ["| stop | section | what it gives | minutes |", "|---|---|---|---:|"]
+    for number, (stop, stop_minutes) in enumerate(found, start=1):
+        where = f"«{title(course, stop)}»" if stop.heading else "set-up (the cells above the first section)"
+        gives = stop.gives or ("(with the row below)" if stop.heading is None else "(with the row above)")
+        rows.append(f"| {number} | {stop.notebook[:2]} {where} | {gives} | {stop_minutes:.1f} |")
+    rows.append(f"| | **total**, with {MINUTES_PER_JUMP} min for each place the reader has to find | | **{total:.1f}** |")
+    return ("The PINN fast path (course.toml's `[fast_path]`), for a learner who came with a PINN that runs out of memory "
+            "on second derivatives; it is shown below the title of 00 and 05, with what it assumes from 01 and 02 "
+            f"({assumed:.1f} minutes more). Minutes from the reading model, each stop's cells run and read:\n\n"
+            + "\n".join(rows))
+
+
 def main():
-    for stop, indices in route():
+    course = load()
+    for stop, indices in route(course):
         print(f"{stop.notebook[:2]} «{stop.heading or 'set-up'}»: cells {indices[0]}-{indices[-1]}")
-    for name, indices in runs().items():
-        missing = missing_names(notebook_cells(name), indices)
+    for name, indices in runs(course).items():
+        missing = missing_names(notebook_cells(course, name), indices)
         print(f"{name}: {len(indices)} cells run" + (f", MISSING {missing}" if missing else ", none missing"))
+    found, total = minutes(course)
+    print(f"total: {total} min; assumes: {minutes(course, 'assumes')[1]} min more")
     return 0
 
 
