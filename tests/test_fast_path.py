@@ -6,7 +6,7 @@ import re
 import nbformat
 import pytest
 
-from tools import fast_path
+from tools import fast_path, routes
 from tools.course import load
 from tools.reading_model import FAST_PATH_MARK, HEADING, headings, title_cell
 
@@ -36,16 +36,16 @@ def test_where_find_leaks_reads_flat_the_text_sends_the_learner_to_the_price_sec
 @pytest.mark.parametrize("notebook", list(RUNS))
 def test_every_cell_the_route_needs_is_on_the_route(notebook):
     cells = fast_path.notebook_cells(COURSE, notebook)
-    assert fast_path.missing_names(cells, RUNS[notebook]) == [], (
+    assert routes.missing_names(cells, RUNS[notebook]) == [], (
         f"{notebook}: a cell on the fast path reads a name that only a skipped cell binds: put that cell on the route")
 
 
 def test_a_section_without_its_set_up_is_found():
     cells = fast_path.notebook_cells(COURSE, "07")
     section = list(range(*fast_path.stop_range(cells, fast_path.Stop("07_find_the_leak", "5 · Bring your own code", ""))))
-    assert {"torch", "cu", "device"} <= {name for _, name, _ in fast_path.missing_names(cells, section)}, (
+    assert {"torch", "cu", "device"} <= {name for _, name, _ in routes.missing_names(cells, section)}, (
         "07 §5 alone reads the set-up cell's names")
-    assert fast_path.closure(cells, section)[0] < section[0], "its closure takes in the set-up cell"
+    assert routes.closure(cells, section)[0] < section[0], "its closure takes in the set-up cell"
 
 
 def test_00_05_and_the_readme_state_one_time_from_one_place():

@@ -78,12 +78,28 @@ def test_the_calibrated_model_lands_in_the_reviewers_ranges(root):
         assert set(entry["features"]) == fields, (
             f"{guide.CALIBRATION} counts other features than the model: run `python -m tools.reading_model --calibrate`")
     results = guide.calibration(root)
-    assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the read-throughs reviewers timed"
+    assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the timed read-throughs"
     for name, (estimate, (low, high)) in results.items():
-        assert (low, high) == guide.REVIEWED[name][2]
+        assert (low, high) == guide.REVIEWED[name].minutes
         assert low <= estimate.total <= high, (
             f"the reading model gives {estimate.total} min for {name} as the reviewer read it; they needed {low}-{high}: "
             "change the rates in tools/reading_model.py (and say why in its docstring)")
+
+
+def test_the_rates_are_the_fit_to_the_timed_read_throughs(root):
+    rates = {name: getattr(guide, name) for name in guide.RATE_GRID}
+    assert guide.fit(root) == rates, (
+        "the rates are the ones nearest the reasoned rates that put every timed read-through inside its range: "
+        "set them to what `python -m tools.reading_model` prints")
+    assert {name: value for name, value in guide.REASONED.items() if rates[name] != value}, "the fit moved some rate"
+
+
+def test_a_route_counts_the_cells_its_cells_need_and_its_jumps(root):
+    features, seconds = guide.read_through_features(guide.REVIEWED["fast path@0c4f881"], root)
+    whole, _ = guide.read_through_features(guide.ReadThrough(guide.REVIEWED["fast path@0c4f881"].commit, (0, 0),
+                                                             {"05_laplacian_pinn": None}), root)
+    assert features.jumps == 4, "05 «Myth vs measured», back to «Myth 2» («Myth 3» follows it), on to «Part 2», 07 §5"
+    assert 0 < features.code_lines < whole.code_lines and 0 < seconds < 60
 
 
 def _cell(kind, source, **metadata):

@@ -6,7 +6,7 @@ PINN that runs out of memory, read with the reading model; the cell that shows i
 
 A learner opens each notebook of the route, runs its set-up (the cells above its first ``##`` section), then runs and
 reads the route's sections in it (a section runs to the next heading of its level or above): those cells, and no
-other. So the route must hold every cell its cells need (:func:`missing_names`; tests/test_fast_path.py runs them alone,
+other. So the route must hold every cell its cells need (tools/routes.py; tests/test_fast_path.py runs them alone,
 in order, in a fresh kernel per notebook).
 
 It serves the cases seed 000's learner arrives with: memory that climbs while the residual is computed (05 Part 1: the
@@ -19,14 +19,13 @@ residual trained to the wrong answer), a loop that leaks (05 Part 2, to the fixe
     >>> [(stop.notebook[:2], stop.heading) for stop, _ in route(load())][:2]
     [('05', None), ('05', 'The problem')]
 """
-import ast
-import builtins
 import sys
 
 from tools.blocks import filled
 from tools.course import Stop, load, notebook_text, read
 from tools.editions import learner_edition
-from tools.reading_model import (FAST_PATH_MARK, MINUTES_PER_JUMP, run_times, span_estimate, spans, title_cell)
+from tools.reading_model import FAST_PATH_MARK, MINUTES_PER_JUMP, run_times, span_estimate, spans, title_cell
+from tools.routes import jumps, missing_names
 
 README_BLOCK = "fast-path"
 
@@ -87,68 +86,6 @@ def runs(course, which="stops"):
     for stop, indices in route(course, which):
         found.setdefault(stop.notebook, set()).update(indices)
     return {name: sorted(indices) for name, indices in found.items()}
-
-
-def jumps(stop_ranges):
-    """How many times a reader must find their place: each stop that does not start at its notebook's top or where
-    the stop before it in that notebook ended.
-
-    >>> jumps([("05", 0, 9), ("05", 9, 87), ("07", 90, 96)])
-    1
-    """
-    ended, count = {}, 0
-    for notebook, start, end in stop_ranges:
-        count += start != ended.get(notebook, 0)
-        ended[notebook] = end
-    return count
-
-
-def names(source):
-    """``(names a cell binds, names it reads)``; a cell that is not Python (a magic) binds and reads nothing.
-
-    >>> sorted(names("import torch\\nx = torch.ones(2)\\nprint(y)")[1])
-    ['print', 'torch', 'y']
-    """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set(), set()
-    bound, read_names = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (read_names if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-    return bound, read_names
-
-
-def missing_names(cells, indices):
-    """``[(cell, name, the skipped cell that binds it)]``: names the chosen code cells read that no chosen cell before
-    them binds, but a skipped cell above does (a ``NameError``, or a stale value, for a learner who skips it)."""
-    missing, bound = [], set(dir(builtins))
-    for index in indices:
-        if cells[index].cell_type != "code":
-            continue
-        binds, reads = names(cells[index].source)
-        for name in sorted(reads - bound - binds):
-            binders = [i for i in range(index) if cells[i].cell_type == "code" and name in names(cells[i].source)[0]]
-            if binders:
-                missing.append((index, name, binders[-1]))
-        bound |= binds
-    return missing
-
-
-def closure(cells, indices):
-    """``indices`` and every cell above them that they need, directly or through each other (:func:`missing_names`):
-    what a learner who follows a route honestly has to find and run."""
-    chosen = set(indices)
-    while missing := missing_names(cells, sorted(chosen)):
-        chosen.update(binder for _, _, binder in missing)
-    return sorted(chosen)
 
 
 def minutes(course, which="stops", measured=None):
