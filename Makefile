@@ -87,6 +87,7 @@ site: setup
 
 test: setup
 	@bash tools/system_deps.sh chromium
+	$(BIN)/ruff check .
 	$(BIN)/python -m course_utils check
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 

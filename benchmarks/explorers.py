@@ -5,8 +5,8 @@
 A move re-measures (``Explorer.update``) and redraws the readout (``reading.html()``: the graph
 picture in 01, the figure over the reference data for the Laplacian methods). The course promises
 well under a second per move on 2 CPU cores; this prints every explorer's slowest setting against
-that. CPU seconds of this process and its children (graphviz's ``dot``) on one torch thread (as notebooks 03-06 run), so that other
-programs on a shared machine slow the wall clock but not the figures; one setting after another
+that. CPU seconds of this process and its children (graphviz's ``dot``) on one torch thread (as notebooks
+03-06 run), so that other programs on a shared machine slow the wall clock but not the figures; one setting after another
 (the first call of a Laplacian method includes its warm-up, as a learner's first move does).
 """
 import itertools

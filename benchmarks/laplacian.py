@@ -21,8 +21,8 @@ import time
 import torch
 
 from course_utils import format_bytes, laplacians, pick_device
-from course_utils.setup.devices import device_name
 from course_utils.problems.models import TanhMLP
+from course_utils.setup.devices import device_name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -8,9 +8,9 @@ and a 2-layer ``nn.LSTM``. For each, in one run and interleaved: the steps under
 ``find_leaks(step, steps=5, warmup=1)`` call (all its readings included) against 6 such steps, and
 ``timeline(step, model, optimizer)`` against one. One thread, CPU seconds of this process; ratios only: each
 round's tool time over its empty-mode time of the same round (moments apart, so a shared machine's drift in speed
-cancels), the median of the rounds reported with their lowest and highest. "first call" is the first find_leaks/timeline call on that model against the
-fastest later one; the process's very first calls (cold caches, lazy imports) are measured on a
-sub-millisecond step (a Linear layer) before anything else runs.
+cancels), the median of the rounds reported with their lowest and highest. "first call" is the first
+find_leaks/timeline call on that model against the fastest later one; the process's very first calls (cold
+caches, lazy imports) are measured on a sub-millisecond step (a Linear layer) before anything else runs.
 
 Targets: find_leaks <= 1.3x, timeline <= 1.6x the empty mode; a first call <= 2x a later one.
 """

@@ -22,8 +22,8 @@ import contextlib
 import time
 
 import torch
-from autograd_memory.seams.torch_internals import TorchDispatchMode
 
+from autograd_memory.seams.torch_internals import TorchDispatchMode
 from course_utils import GraphMemory, LiveTensors
 from course_utils.problems.laplacians import laplacian_nested
 from course_utils.problems.models import TanhMLP

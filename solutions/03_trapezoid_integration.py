@@ -7,6 +7,7 @@ import torch
 from course_utils.checks import nb03_trapezoid_integration as checks
 from course_utils.integrate import trapezoid_in_chunks
 
+
 def choose():
     """Only the density's normaliser is part of what backward() must differentiate."""
     return {"report": "no_grad", "density": "grad", "teacher": "no_grad"}

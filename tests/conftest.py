@@ -2,7 +2,6 @@ import gc
 import os
 import pathlib
 import socket
-import sys
 import time
 
 import pytest
@@ -28,8 +27,7 @@ def pytest_configure(config):
     """nbval's run of each notebook is also the handouts' executed copy (tools/executed.py's FromNbval): one
     execution per notebook in `make test`. The session's start is shared with pytest-xdist's workers. Each notebook
     cell's output must read at a glance (tools/output_length.py's OutputLength)."""
-    from tools import executed
-    from tools import output_length
+    from tools import executed, output_length
 
     if not hasattr(config, "workerinput"):
         os.environ.setdefault(executed.SESSION, str(time.time()))

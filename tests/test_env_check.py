@@ -46,8 +46,8 @@ def test_missing_dot_is_a_failure_with_install_hint(tmp_path):
 
 
 def test_import_is_light():
-    code = ("import sys, course_utils; heavy = [m for m in ('matplotlib', 'ipywidgets', 'torchviz', 'torch') if m in sys.modules]; "
-            "print(heavy)")
+    code = ("import sys, course_utils; "
+            "heavy = [m for m in ('matplotlib', 'ipywidgets', 'torchviz', 'torch') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 

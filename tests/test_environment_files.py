@@ -40,11 +40,13 @@ def test_environment_yml_names_the_same_dependencies_as_pyproject(root):
     env, requirements, conda = _environment(root)
     named = set(requirements)
 
-    assert named == expected, f"only in environment.yml: {sorted(named - expected)}; only in pyproject.toml: {sorted(expected - named)}"
+    assert named == expected, (f"only in environment.yml: {sorted(named - expected)}; "
+                               f"only in pyproject.toml: {sorted(expected - named)}")
     assert "graphviz" in conda, "environment.yml must bring graphviz's `dot` binary"
     pip = [d["pip"] for d in env["dependencies"] if isinstance(d, dict)]
     assert pip and "-e ." in pip[0], "the course package itself (-e .)"
-    assert any(r.split("#")[0].strip() == "-e ./instruments" for r in pip[0]), "the instruments the course imports (-e ./instruments)"
+    assert any(r.split("#")[0].strip() == "-e ./instruments" for r in pip[0]), (
+        "the instruments the course imports (-e ./instruments)")
     assert "conda-forge" in env["channels"]
 
 

@@ -1,6 +1,6 @@
-"""The instruments installed alone: a fresh virtualenv with only torch (the one this suite runs on) and `pip install ./instruments`
-passes the package's own tests (those that need an extra or Jupyter skip, saying so), imports the installed copy,
-and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step).
+"""The instruments installed alone: a fresh virtualenv with only torch (the one this suite runs on) and `pip install
+./instruments` passes the package's own tests (those that need an extra or Jupyter skip, saying so), imports the
+installed copy, and gates CI from a terminal (`leaks ... ` exits 1 on the clinic's loss history, 0 on a flat step).
 
 The virtualenv gets exactly the distributions pip would install for ``autograd-memory[test]`` (its requirements and
 theirs, read from the installed metadata: torch, psutil, pytest, numpy and what they need), linked from the course's
@@ -17,6 +17,7 @@ from importlib import metadata
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
 from tools.project import pyproject
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)

@@ -3,8 +3,15 @@ import pytest
 import torch
 
 import course_utils as cu
-from course_utils.problems.integrate import EXACT_INTEGRAL, ScalarNet, activation_bytes, grid, integrand, trapezoid_in_chunks
 from autograd_memory.measuring.trace import convergence_order
+from course_utils.problems.integrate import (
+    EXACT_INTEGRAL,
+    ScalarNet,
+    activation_bytes,
+    grid,
+    integrand,
+    trapezoid_in_chunks,
+)
 
 
 def test_trapezoid_error_is_second_order():

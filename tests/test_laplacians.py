@@ -1,4 +1,5 @@
-"""course_utils.problems.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs, the shipped benchmark."""
+"""course_utils.problems.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs,
+the shipped benchmark."""
 import pytest
 import torch
 
@@ -118,7 +119,8 @@ def test_torch_func_methods_report_no_saved_bytes():
 
 def test_compare_laplacians_rows():
     model = TanhMLP(3, width=8, hidden_layers=2)
-    methods = {"nested": laplacians.laplacian_nested, "chunked": (laplacians.laplacian_nested, 8), "forward": laplacians.laplacian_forward}
+    methods = {"nested": laplacians.laplacian_nested, "chunked": (laplacians.laplacian_nested, 8),
+               "forward": laplacians.laplacian_forward}
     rows = laplacians.compare_laplacians(model, pinn.sample_points(32), methods, repeats=1)
     assert [row["method"] for row in rows] == list(methods)
     assert all(row["max_error"] < 1e-5 and row["ms"] > 0 for row in rows)
@@ -136,7 +138,8 @@ def test_compare_laplacians_takes_its_float64_reference_on_a_cpu_copy():
 
     model = TanhMLP(3, width=8, hidden_layers=2).to(cu.pick_device())
     points = pinn.sample_points(8, device=next(model.parameters()).device)
-    rows = laplacians.compare_laplacians(model, points, {"forward": laplacians.laplacian_forward}, repeats=1, reference_method=spy)
+    rows = laplacians.compare_laplacians(model, points, {"forward": laplacians.laplacian_forward}, repeats=1,
+                                         reference_method=spy)
     assert seen == [("cpu", torch.float64, "cpu", torch.float64)]
     assert next(model.parameters()).dtype == torch.float32, "the model itself stays float32"
     assert rows[0]["max_error"] < 1e-5

@@ -1,10 +1,10 @@
 """Imports run down the layers that CONTRIBUTING.md's "Layers" line names, lowest first, and never in a circle.
 
-Every ``import`` of every module of the three packages (the instruments, the course, its build tools) counts, the ones inside functions too (a lazy import is still a
-dependency). A module may import its own layer's modules and any lower layer's; two layers named on the same step
-(``checks``, ``explorers``) are siblings and import neither each other nor upward. A package's top level
-(``autograd_memory``, ``course_utils``: its ``__init__`` and the modules beside it) is a layer above its folders. No two
-modules of either package import each other, directly or through others.
+Every ``import`` of every module of the three packages (the instruments, the course, its build tools) counts, the ones
+inside functions too (a lazy import is still a dependency). A module may import its own layer's modules and any lower
+layer's; two layers named on the same step (``checks``, ``explorers``) are siblings and import neither each other nor
+upward. A package's top level (``autograd_memory``, ``course_utils``: its ``__init__`` and the modules beside it) is a
+layer above its folders. No two modules of either package import each other, directly or through others.
 """
 import ast
 import pathlib

@@ -13,9 +13,8 @@ import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-
 import torch  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
 from autograd_memory.views import gauges  # noqa: E402
 from autograd_memory.views.plots import log_bytes  # noqa: E402
@@ -199,7 +198,8 @@ def test_the_venv_gets_jupyterlab_settings_that_switch_off_the_news_pop_up_and_l
     assert overrides["@jupyterlab/apputils-extension:notification"] == {"fetchNews": "false", "checkForUpdates": False}
     assert overrides["jupyterlab-rise:plugin"]["scroll"] is True, "RISE's safety net: a slide taller than the window scrolls"
     # the names must be JupyterLab's (and jupyterlab-rise's) own, or the override does nothing
-    for plugin, schema in (("@jupyterlab/apputils-extension:notification", "lab/schemas/@jupyterlab/apputils-extension/notification.json"),
+    for plugin, schema in (("@jupyterlab/apputils-extension:notification",
+                            "lab/schemas/@jupyterlab/apputils-extension/notification.json"),
                            ("jupyterlab-rise:plugin", "labextensions/jupyterlab-rise/schemas/jupyterlab-rise/plugin.json")):
         properties = json.loads((Path(sys.prefix) / "share/jupyter" / schema).read_text())["properties"]
         assert set(overrides[plugin]) <= set(properties), f"{plugin}: {set(overrides[plugin]) - set(properties)}"

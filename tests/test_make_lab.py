@@ -20,8 +20,8 @@ def test_make_lab_prints_a_url_that_answers(root, free_port, target):
     port = free_port
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}  # headless
     # port_retries=0: if the port was taken meanwhile, fail loudly instead of moving to another one
-    server = subprocess.Popen(["make", target, f"PORT={port}", "LAB_ARGS=--ServerApp.port_retries=0"], cwd=root, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    server = subprocess.Popen(["make", target, f"PORT={port}", "LAB_ARGS=--ServerApp.port_retries=0"], cwd=root, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         deadline, seen = time.monotonic() + 240, []
         url = None

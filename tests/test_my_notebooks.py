@@ -44,6 +44,7 @@ def test_a_copied_notebook_runs_where_it_was_copied(tmp_path, root):
     mine = tmp_path / "my_notebooks"
     my_notebooks.copy_missing(root / "notebooks", mine)
     notebook = nbformat.read(mine / "00_start_here.ipynb", as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="autograd-memory-lab", resources={"metadata": {"path": str(mine)}}).execute()
+    NotebookClient(notebook, timeout=300, kernel_name="autograd-memory-lab",
+                   resources={"metadata": {"path": str(mine)}}).execute()
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors

@@ -32,7 +32,8 @@ def test_readme_map_lists_exactly_the_notebooks(root):
     readme = (root / "README.md").read_text()
     mapped = set(re.findall(r"\(notebooks/(\d\d_[\w]+\.ipynb)\)", readme))
     present = {p.name for p in notebooks(root)}
-    assert mapped == present, f"README map and notebooks/ differ: only in README {mapped - present}, only on disk {present - mapped}"
+    assert mapped == present, (f"README map and notebooks/ differ: only in README {mapped - present}, "
+                               f"only on disk {present - mapped}")
 
 
 def test_start_here_links_every_notebook(root):

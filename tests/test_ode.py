@@ -4,9 +4,19 @@ import torch
 
 import course_utils as cu
 from autograd_memory.measuring.trace import convergence_order
-from course_utils.problems.ode import (VectorField, checkpointed_gradient, euler, full_backprop_gradient, harmonic_oscillator,
-                              harmonic_solution, make_problem, step_bytes, step_loss, truncated_gradient,
-                              window_tradeoff)
+from course_utils.problems.ode import (
+    VectorField,
+    checkpointed_gradient,
+    euler,
+    full_backprop_gradient,
+    harmonic_oscillator,
+    harmonic_solution,
+    make_problem,
+    step_bytes,
+    step_loss,
+    truncated_gradient,
+    window_tradeoff,
+)
 
 BATCH, WIDTH, DT = 16, 32, 0.05
 

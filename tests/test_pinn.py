@@ -1,4 +1,5 @@
-"""course_utils.problems.pinn: the heat problem, the popular fixes fail as the notebook says, the fixed loop is flat, training works."""
+"""course_utils.problems.pinn: the heat problem, the popular fixes fail as the notebook says, the fixed loop is flat,
+training works."""
 import gc
 import math
 

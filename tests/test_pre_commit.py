@@ -54,3 +54,13 @@ def test_pre_commit_accepts_the_config(root):
         pytest.skip("pre-commit is not installed (make hooks installs it)")
     result = subprocess.run([pre_commit, "validate-config", ".pre-commit-config.yaml"], cwd=root, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_runs_before_the_suite_and_before_each_commit(root):
+    config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text())
+    (hook,) = [h for repo in config["repos"] for h in repo["hooks"] if h["id"] == "ruff"]
+    assert hook["entry"].startswith("ruff check") and hook["types"] == ["python"]
+    recipe = subprocess.run(["make", "-n", "test", "PYTHON=true"], cwd=root, capture_output=True, text=True).stdout
+    lines = recipe.splitlines()
+    ruff = next(i for i, line in enumerate(lines) if "ruff check" in line)
+    assert ruff < next(i for i, line in enumerate(lines) if "-m pytest" in line), "ruff first: it takes a second"

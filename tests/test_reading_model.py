@@ -169,7 +169,8 @@ def test_readme_links_the_guide(root):
         "README's 'For instructors' should link the instructor guide: [docs/instructors.md](docs/instructors.md)")
 
 
-@pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "course", "blocks", "targets"])
+@pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "routes", "course", "blocks", "targets", "project",
+                                    "notebook_map", "torch_table"])
 def test_the_tools_docstring_examples_run(module):
     import doctest
     import importlib

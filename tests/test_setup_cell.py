@@ -1,8 +1,6 @@
 """Every notebook starts with the Colab setup cell; badges and links use the one repository URL; the cell works
 on a simulated Colab (a `google.colab` module, git and apt-get stand-ins: no network) and does nothing elsewhere."""
-import json
 import os
-import pathlib
 import re
 import subprocess
 import sys

@@ -4,8 +4,8 @@ Each ``solutions/NN_topic.py`` defines ``run_checks()`` that calls every checker
 with the worked answer and returns the list of ``ExerciseResult``.
 """
 import importlib.util
-
 import pathlib
+
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)

@@ -1,4 +1,5 @@
-"""The GitHub workflow runs the README's test command, on push and pull request, for the floor, the pinned and the newest torch."""
+"""The GitHub workflow runs the README's test command, on push and pull request, for the floor, the pinned and the
+newest torch."""
 import os
 import re
 import shutil

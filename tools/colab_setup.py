@@ -5,7 +5,8 @@
 It installs the course and its instruments (``instruments/``, editable, without dependencies), then the course's
 dependencies except the ones Colab brings its own of (course.toml's ``[colab] own``: torch, built for Colab's CUDA;
 jupyterlab, ipykernel: Colab's front end and kernel), the extras ``[colab] extras`` names (torchviz: notebook 01's
-optional section), and the system packages of ``[colab] system`` (graphviz's `dot`) when they are missing. pip leaves what is already new enough alone, so a second run is quick.
+optional section), and the system packages of ``[colab] system`` (graphviz's `dot`) when they are missing. pip leaves
+what is already new enough alone, so a second run is quick.
 Last it says whether Colab's torch is inside the instruments' tested range (``python -m autograd_memory check
 --brief``: one line, or what will not work on this torch); that check never stops the set-up.
 """

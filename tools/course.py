@@ -16,6 +16,7 @@ from typing import NamedTuple
 import nbformat
 
 from tools.project import MANIFEST, ROOT, manifest
+
 MODES = ("live", "homework", "skip")
 
 
@@ -89,8 +90,10 @@ class Course:
         return self.manifest["lecture"]["minutes"]
 
     @property
-    def condensed_modes(self):
-        return tuple(self.manifest["lecture"]["condensed"]["modes"])
+    def condensed(self):
+        """The condensed cut (``[lecture.condensed]``), as :func:`tools.lecture_edition.lecture_edition` takes it."""
+        cut = self.manifest["lecture"]["condensed"]
+        return {"shown": tuple(cut["modes"]), "title_slide": cut["title_slide"]}
 
     def lecture_notebooks(self):
         """The notebooks the lecture path names, whatever their rows' modes."""
@@ -99,7 +102,7 @@ class Course:
 
     def live_notebooks(self):
         """The notebooks the condensed lecture shows: those with a row of a condensed mode."""
-        shown = {row.notebook for row in self.lecture_path if row.mode in self.condensed_modes}
+        shown = {row.notebook for row in self.lecture_path if row.mode in self.condensed["shown"]}
         return [n.path for n in self.notebooks if n.id in shown]
 
     @property

@@ -11,6 +11,7 @@ import ast
 import re
 
 from tools.blocks import filled, has_block, markers
+from tools.course import read
 from tools.fast_path import fast_path_block
 from tools.lecture_edition import condensed_block
 from tools.project import pinned_torch, torch_requirement
@@ -32,7 +33,6 @@ from tools.reading_model import (
     run_times,
     title_cell,
 )
-from tools.course import read
 
 GUIDE = "docs/instructors.md"
 

@@ -195,7 +195,8 @@ def check_offline(folder):
 
 # --- slides ------------------------------------------------------------------------------------------------
 # nbconvert's reveal template, made offline: no jQuery, require.js or mermaid from a CDN (the deck needs none of
-# them: reveal.js 5 loads as a plain script, the course draws no mermaid diagrams), no widget manager (the widgets' views are dropped, see static_copy),
+# them: reveal.js 5 loads as a plain script, the course draws no mermaid diagrams), no widget manager (the widgets'
+# views are dropped, see static_copy),
 # MathJax 3 from the deck's folder instead of MathJax 2 from a CDN, and reveal.js from the deck's folder.
 SLIDES_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -277,7 +278,7 @@ def build_slides(executed, folder, condensed=False, log=print):
         old.unlink()  # the deck of a notebook that is gone
     for path in executed:
         nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
-        nb = lecture_edition(nb, path.stem, rows, condensed, course.condensed_modes)
+        nb = lecture_edition(nb, path.stem, rows, condensed, **course.condensed)
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
         title = first_heading(nb) or path.stem
         nb.metadata["title"] = title

@@ -3,9 +3,10 @@
 - each live section's first speaker-notes cell opens with its minutes in class, e.g. ``**Speaker notes.** **In
   class: 6 min** (lecture path, from minute 8 of 90).``, for the lecturer's pace in the speaker view (RISE's, key T,
   and the decks', key S);
-- **condensed** (``make present CONDENSED=1``, ``make slides CONDENSED=1``): every cell outside the path's sections
-  of the modes ``[lecture.condensed]`` names (live ones) has slide type ``skip``, except each notebook's title slide; a section resumed after a hidden part starts
-  a new slide. Nothing is removed, so the code still runs top to bottom: run all cells first, then present.
+- **condensed** (``make present CONDENSED=1``, ``make slides CONDENSED=1``): every cell outside the path's sections of
+  the modes ``[lecture.condensed]`` names (live ones) has slide type ``skip``, except each notebook's title slide; a
+  section resumed after a hidden part starts a new slide. Nothing is removed, so the code still runs top to bottom: run
+  all cells first, then present.
 
 A row's section is its heading and what follows, up to the next heading of its level or above; a cell goes by the
 innermost row around it (01's «3 · ...» is live, the «Going further» inside it is not). `make present` and
@@ -16,7 +17,8 @@ innermost row around it (01's «3 · ...» is live, the «Going further» inside
     >>> nb = nbformat.v4.new_notebook(cells=[md("# 09 · Title\\n\\n**Time:** about 5 minutes.", "slide"),
     ...     md("## 1 · Shown", "slide"), md("**Speaker notes.** Ask first.", "notes"), md("## 2 · Not", "slide")])
     >>> lecture = lecture_edition(nb, "09_x", [("09", "1 · Shown", "live", 6)], condensed=True)
-    >>> [(cell.source.split("\\n")[0], cell.metadata.slideshow.slide_type) for cell in lecture.cells]  # doctest: +NORMALIZE_WHITESPACE
+    >>> [(cell.source.split("\\n")[0], cell.metadata.slideshow.slide_type)
+    ...  for cell in lecture.cells]  # doctest: +NORMALIZE_WHITESPACE
     [('# 09 · Title', 'slide'), ('## 1 · Shown', 'slide'),
      ('**Speaker notes.** **In class: 6 min** (lecture path, from minute 0 of 6). Ask first.', 'notes'),
      ('## 2 · Not', 'skip')]
@@ -95,10 +97,10 @@ def _title_slide(nb, name):
     return set(range(first, end))
 
 
-def lecture_edition(nb, name, rows, condensed=False, shown=("live",)):
+def lecture_edition(nb, name, rows, condensed=False, shown=("live",), title_slide=True):
     """A copy of ``nb`` (the notebook ``name``, e.g. ``01_graph_lifecycle``) with the live sections' minutes in their
     speaker notes and, ``condensed``, only the title slide and the sections of the ``rows`` (the course's
-    ``lecture_path``) whose mode is in ``shown`` on slides. Idempotent."""
+    ``lecture_path``) whose mode is in ``shown`` on slides, with the title slide when ``title_slide``. Idempotent."""
     nb = copy.deepcopy(nb)
     deciding, timed = deciding_rows(nb.cells, name, rows), timings(rows)
     for row in dict.fromkeys(row for row in deciding if row and row[2] == "live"):
@@ -115,7 +117,7 @@ def lecture_edition(nb, name, rows, condensed=False, shown=("live",)):
             notes = own[0] + 1
         _timed_notes(nb.cells[notes], *timed[row[0], row[1]])
     if condensed:
-        title, hidden = _title_slide(nb, name), False
+        title, hidden = _title_slide(nb, name) if title_slide else set(), False
         for index, (cell, row) in enumerate(zip(nb.cells, deciding)):
             if index not in title and not (row and row[2] in shown):
                 hidden = hidden or slide_type(cell) in SHOWN
@@ -129,7 +131,8 @@ def lecture_edition(nb, name, rows, condensed=False, shown=("live",)):
 
 def lecture_text(course, path, condensed=False):
     """The lecture edition of the notebook at ``path``, as the text of an .ipynb file."""
-    return notebook_text(lecture_edition(read(path), path.stem, course.lecture_path, condensed, course.condensed_modes))
+    return notebook_text(lecture_edition(read(path), path.stem, course.lecture_path, condensed,
+                                         **course.condensed))
 
 
 def slide_count(nb):
@@ -148,7 +151,7 @@ def condensed_summary(course):
     """``{notebook: (slides, minutes)}``: the condensed lecture's slides and minutes in class, for each notebook it
     shows."""
     rows = course.lecture_path
-    return {path.stem: (slide_count(lecture_edition(read(path), path.stem, rows, True, course.condensed_modes)),
+    return {path.stem: (slide_count(lecture_edition(read(path), path.stem, rows, True, **course.condensed)),
                         sum(row.minutes for row in rows if row.notebook == path.stem[:2] and row.mode == "live"))
             for path in course.live_notebooks()}
 
@@ -160,6 +163,6 @@ def condensed_block(course):
     lines += [f"| {name[:2]} | {slides} | {minutes} |" for name, (slides, minutes) in summary.items()]
     lines.append(f"| **all** | **{sum(s for s, _ in summary.values())}** | **{sum(m for _, m in summary.values())}** |")
     (number, heading), (length, start, total) = next(iter(timings(course.lecture_path).items()))
-    return (f"The condensed lecture per notebook (its slides counted as its deck counts them: each slide and sub-slide):\n\n"
+    return ("The condensed lecture per notebook (its slides counted as its deck counts them: each slide and sub-slide):\n\n"
             + "\n".join(lines) + f"\n\nIts first live section, {number} «{heading}», opens its speaker notes with "
             f"\"{timing(length, start, total)}\"")

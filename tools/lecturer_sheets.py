@@ -14,7 +14,6 @@ All three are a target of `python -m tools build` (`make generate`).
     >>> rule("- `detach()` cuts one tensor out without a copy; it shares memory (section 2).")
     '`detach()` cuts one tensor out without a copy'
 """
-import argparse
 import html
 import re
 

@@ -1,7 +1,7 @@
-"""The notebooks under nbval (`make test` registers :class:`OutputLength` from tests/conftest.py): besides nbval's own check that every cell runs, each code cell's
-output must read in place, at most MAX_LINES lines of text (pictures and live widgets aside). Code cells are the
-same in the learner's edition (tools/editions.py drops only speaker notes), so this is the learner's view.
-Longer outputs go into a summary, a table's key rows, or a picture.
+"""The notebooks under nbval (`make test` registers :class:`OutputLength` from tests/conftest.py): besides nbval's own
+check that every cell runs, each code cell's output must read in place, at most MAX_LINES lines of text (pictures and
+live widgets aside). Code cells are the same in the learner's edition (tools/editions.py drops only speaker notes), so
+this is the learner's view. Longer outputs go into a summary, a table's key rows, or a picture.
 """
 import re
 

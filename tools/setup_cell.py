@@ -14,7 +14,7 @@ from tools.project import ROOT, github_path, repository
 
 MARKER = "# Setup for Google Colab"
 CELL = MARKER + """ (a no-op anywhere else): fetch the course, install what Colab lacks, keep Colab's torch.
-# Written by `make generate` from pyproject.toml's repository URL (README: "Your own fork").
+# Written by `make generate` from pyproject.toml's repository URL (docs/setup.md: "Your own fork").
 import sys
 
 if "google.colab" in sys.modules:

@@ -6,8 +6,8 @@ Measuring every slide of the lecture path in chromium takes minutes, so the test
 (tests/test_slide_fit_record.py): per lecture-path notebook (course.toml's lecture path) and window size, the slides, the
 cut ones, the smallest text and the smallest graph label (as shown, or enlarged by a click), beside a fingerprint of
 what the measurement depends on: each notebook's cells as RISE shows them (type, source, slide type; cells of type
-``skip``, never shown, left out) and the projector stylesheet tools/rise.css. Editing either makes the record stale until it is measured again;
-tests/browser/test_projector.py measures 04 live.
+``skip``, never shown, left out) and the projector stylesheet tools/rise.css. Editing either makes the record stale
+until it is measured again; tests/browser/test_projector.py measures 04 live.
 
 >>> cell = {"cell_type": "markdown", "source": "# Title", "metadata": {"slideshow": {"slide_type": "slide"}}}
 >>> hidden = dict(cell, metadata={"slideshow": {"slide_type": "skip"}})
@@ -21,7 +21,9 @@ import hashlib
 import json
 import pathlib
 
-from tools.course import ROOT, load as load_course
+from tools.course import ROOT
+from tools.course import load as load_course
+
 RECORD = "data/slide_fit.json"
 STYLESHEET = "tools/rise.css"
 SIZES = ((1280, 720), (1920, 1080))

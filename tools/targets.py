@@ -13,8 +13,17 @@ import sys
 from collections.abc import Callable
 
 from tools import course as model
-from tools import editions, fast_path, guide, lecturer_sheets, notebook_map, reading_model, setup_cell, slide_fit_record
-from tools import torch_table
+from tools import (
+    editions,
+    fast_path,
+    guide,
+    lecturer_sheets,
+    notebook_map,
+    reading_model,
+    setup_cell,
+    slide_fit_record,
+    torch_table,
+)
 
 
 @dataclasses.dataclass(frozen=True)

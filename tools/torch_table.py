@@ -47,7 +47,8 @@ def duration(seconds):
 
 def table(runs):
     """README's table of ``runs``, newest torch first, the whole suite before the fast one."""
-    rows = ["| torch | suite | passed | failed | skipped | time | commit | date | wheel |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| torch | suite | passed | failed | skipped | time | commit | date | wheel |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for run in sorted(runs, key=lambda r: (version_key(r["torch"]), r["suite"] == "whole"), reverse=True):
         rows.append(f"| {run['torch']} | {SUITES[run['suite']]} | {run['passed']} | {run['failed']} | {run['skipped']} "
                     f"| {duration(run['seconds'])} | {run['commit']} | {run['date']} | {run['wheel']} |")
@@ -76,7 +77,8 @@ def record(args):
     commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                            text=True, check=True).stdout.strip()
     run = {"torch": args.torch, "suite": args.suite, "passed": passed, "failed": failed, "skipped": skipped,
-           "seconds": round(args.seconds, 1), "commit": commit, "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+           "seconds": round(args.seconds, 1), "commit": commit,
+           "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
            "wheel": args.wheel, "machine": args.machine}
     data["runs"] = [r for r in data["runs"] if (r["torch"], r["suite"]) != (args.torch, args.suite)] + [run]
     data["runs"].sort(key=lambda r: (version_key(r["torch"]), r["suite"]))

@@ -50,7 +50,8 @@ class EulerReading:
 
 
 class EulerWindows:
-    """Notebook 04's Euler problem (:func:`~course_utils.problems.ode.euler_problem`) and its full-backprop gradient, computed once.
+    """Notebook 04's Euler problem (:func:`~course_utils.problems.ode.euler_problem`) and its full-backprop gradient,
+    computed once.
 
     The cosine with full backprop stays near 1 on these dynamics (truncation here mostly *shrinks*
     the gradient: it drops the earlier steps' contributions, which point the same way), so the

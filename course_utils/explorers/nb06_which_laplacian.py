@@ -70,7 +70,8 @@ class LaplacianReading:
                 style = dict(lw=2.5, alpha=0.9) if row_method == self.method else dict(lw=1, alpha=0.35)
                 axes[0].plot(dims, [r["peak_bytes"] for r in rows], "-", **style)
                 axes[1].plot(dims, [r["ms"] for r in rows], "-", label=row_method, **style)
-            reference_label = f"lines: data/laplacian_cpu.json (N={options['n']:,}, width {options['width']} x {options['depth']})"
+            reference_label = (f"lines: data/laplacian_cpu.json (N={options['n']:,}, "
+                               f"width {options['width']} x {options['depth']})")
         else:
             reference_label = "no reference data found"
         live = sorted((d, peak, ms) for (method, d), (peak, ms) in self.measured.items() if method == self.method)

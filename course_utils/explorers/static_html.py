@@ -15,9 +15,9 @@ page is drawn, and drawn once the whole grid is measured (06's figure draws ever
 (10, True)
 >>> "<input type='range'" in view._repr_html_() and "http" not in view._repr_html_()
 True
->>> static_explorer(explorer, max_frames=10)
+>>> static_explorer(explorer, max_frames=10)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-ValueError: 'Trapezoid through a network' has 100 settings, more than max_frames=10: pass only={control: (a few options)} for some of points, width, layers
+ValueError: 'Trapezoid through a network' has 100 settings, more than max_frames=10: pass only=... of points, width, layers
 """
 import html
 import itertools

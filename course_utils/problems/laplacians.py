@@ -19,9 +19,17 @@ import torch
 
 from autograd_memory.measuring.measurement import run_metered, time_call
 
-from .laplacian_methods import (METHODS, hutchinson_variance, laplacian_forward, laplacian_forward_over_reverse,
-                                laplacian_hutchinson, laplacian_nested, laplacian_row_sums, laplacian_separate,
-                                laplacian_vmap_hessian)
+from .laplacian_methods import (
+    METHODS,
+    hutchinson_variance,
+    laplacian_forward,
+    laplacian_forward_over_reverse,
+    laplacian_hutchinson,
+    laplacian_nested,
+    laplacian_row_sums,
+    laplacian_separate,
+    laplacian_vmap_hessian,
+)
 from .pinn import checkpointed_loss, chunked_backward
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",

@@ -26,7 +26,9 @@ from autograd_memory.measuring.meters import GraphMemory
 
 from .models import TanhMLP
 
-__all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss", "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff", "DT", "euler_problem"]
+__all__ = ["harmonic_oscillator", "harmonic_solution", "euler", "VectorField", "step_bytes", "make_problem", "step_loss",
+           "full_backprop_gradient", "truncated_gradient", "checkpointed_gradient", "cosine_similarity", "window_tradeoff",
+           "DT", "euler_problem"]
 
 ROTATION = torch.tensor([[0.0, 1.0], [-1.0, 0.0]])  # harmonic oscillator: position' = velocity, velocity' = -position
 
@@ -115,7 +117,8 @@ def truncated_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.
     return _gradient(field)
 
 
-def checkpointed_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float, segment: int) -> torch.Tensor:
+def checkpointed_gradient(field: torch.nn.Module, x0: torch.Tensor, targets: torch.Tensor, dt: float,
+                          segment: int) -> torch.Tensor:
     """The exact full-backprop gradient, keeping only every ``segment``-th state: each segment runs
     under ``torch.utils.checkpoint`` (non-reentrant) and is recomputed during ``backward()``."""
 

@@ -33,7 +33,8 @@ from .laplacian_methods import laplacian_forward, laplacian_nested
 from .models import TanhMLP
 
 __all__ = ["ALPHA", "SPACE", "TIME", "exact_solution", "sample_points", "grid_points", "HeatPINN",
-           "heat_residual", "residual_loss", "chunked_backward", "checkpointed_loss", "train_step", "relative_l2_error", "usual_pattern"]
+           "heat_residual", "residual_loss", "chunked_backward", "checkpointed_loss", "train_step", "relative_l2_error",
+           "usual_pattern"]
 
 ALPHA = 0.05  # diffusivity: the solution decays to exp(-2 pi^2 0.05) = 37% by t = 1
 SPACE = (0, 1)  # the columns x, y of a point (x, y, t)
@@ -103,7 +104,8 @@ class HeatPINN(nn.Module):
 
 # --- the heat-equation loss ----------------------------------------------------------------------
 
-def heat_residual(model: Callable, points: torch.Tensor, alpha: float = ALPHA, method: Callable = laplacian_nested) -> torch.Tensor:
+def heat_residual(model: Callable, points: torch.Tensor, alpha: float = ALPHA,
+                  method: Callable = laplacian_nested) -> torch.Tensor:
     """``u_t - alpha * laplacian(u)`` at each point, differentiable to the parameters. The last
     column of ``points`` is time, the others are space (x, y for the heat problem; any number for
     a generic MLP)."""
@@ -112,7 +114,8 @@ def heat_residual(model: Callable, points: torch.Tensor, alpha: float = ALPHA, m
     return gradient[:, -1] - alpha * laplacian
 
 
-def residual_loss(model: Callable, points: torch.Tensor, alpha: float = ALPHA, method: Callable = laplacian_nested) -> torch.Tensor:
+def residual_loss(model: Callable, points: torch.Tensor, alpha: float = ALPHA,
+                  method: Callable = laplacian_nested) -> torch.Tensor:
     """Mean squared PDE residual: the whole loss for :class:`HeatPINN` (its ansatz fixes the rest)."""
     return heat_residual(model, points, alpha, method).pow(2).mean()
 

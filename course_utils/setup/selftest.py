@@ -27,9 +27,9 @@ MiB = 2**20
 
 
 def _scenarios(device, n):
-    from ..problems.ode import VectorField
     from ..problems.laplacian_methods import laplacian_nested, laplacian_vmap_hessian
     from ..problems.models import TanhMLP
+    from ..problems.ode import VectorField
 
     model = TanhMLP(3, width=64, hidden_layers=3).to(device)
     vector_field = VectorField(width=64).to(device)

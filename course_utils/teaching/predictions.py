@@ -17,8 +17,8 @@ Your guess for 'bytes x.exp() saves': 8.00 kB. Now run the measurement.
 [OFF] bytes x.exp() saves: you guessed 8.00 kB, the meter read 4.00 kB (2.0x too high). Why: exp keeps its output, 1,000 float32.
 >>> result.status, result.ratio
 ('off', 2.0)
->>> _ = predict("does y have a grad_fn?", guess=..., choices=("yes", "no"))
-Write your guess first: replace the ... in guess=... with one of 'yes', 'no' and run this cell again (the notebook runs on without it).
+>>> _ = predict("does y have a grad_fn?", guess=..., choices=("yes", "no"))  # doctest: +ELLIPSIS
+Write your guess first: replace the ... in guess=... with one of 'yes', 'no' and run this cell again (the notebook ...
 """
 import math
 from dataclasses import dataclass

@@ -170,8 +170,9 @@ def test_the_report_reads_as_a_table():
     text, page = str(report), report._repr_html_()
     assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
     assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
-                                      "      kept by kept[-1]", "      fix: kept gains entries every step: store a number (.item()) or "
-                                      "a smaller summary, or clear or trim it each step (.detach() keeps the same memory)"], text
+                                      "      kept by kept[-1]",
+                                      "      fix: kept gains entries every step: store a number (.item()) or a smaller summary, "
+                                      "or clear or trim it each step (.detach() keeps the same memory)"], text
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):
         report.assert_flat()

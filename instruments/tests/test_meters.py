@@ -8,7 +8,6 @@ import torch
 
 from autograd_memory import GraphMemory, GraphMemoryUnsupported, LiveTensors, device_memory, measure
 
-
 # ---------------------------------------------------------------- LiveTensors
 
 def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing():
@@ -25,9 +24,9 @@ def test_float32_tensor_of_1000_elements_is_4000_bytes_and_a_view_adds_nothing()
 
 def test_dtype_sizes_are_exact():
     with LiveTensors() as live:
-        a = torch.zeros(10, dtype=torch.float64)
-        b = torch.zeros(10, dtype=torch.int8)
-        c = torch.zeros(3, 5, dtype=torch.float16)
+        _a = torch.zeros(10, dtype=torch.float64)  # named, so that each stays alive to the end of the block
+        _b = torch.zeros(10, dtype=torch.int8)
+        _c = torch.zeros(3, 5, dtype=torch.float16)
     assert live.bytes == 80 + 10 + 30
 
 
@@ -277,7 +276,7 @@ def test_exiting_on_another_thread_is_an_error(nothing_installed):
 
 def test_rerunning_a_cell_does_not_stack_state(nothing_installed):
     for _ in range(3):
-        with LiveTensors() as live, GraphMemory() as graph:
+        with LiveTensors(), GraphMemory() as graph:
             y = torch.ones(10, requires_grad=True).exp().sum()
         assert graph.bytes == 40
         del y

@@ -9,7 +9,6 @@ from autograd_memory.measuring.meters import tensors_in
 from autograd_memory.seams.torch_internals import current_dispatch_mode, top_saved_tensor_hooks
 
 
-
 def problem():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(30, 40), torch.nn.Tanh(), torch.nn.Linear(40, 1))

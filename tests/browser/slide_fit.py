@@ -35,10 +35,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]  # run as a script: its test helpers, the tools
 
-from tools import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
-from autograd_memory.formats.display_settings import MIN_PX  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
+
+from autograd_memory.formats.display_settings import MIN_PX  # noqa: E402
+from tools import slide_fit_record  # noqa: E402
 
 STYLESHEET = ROOT / "tools" / "rise.css"
 RISE_SETTINGS = "jupyterlab-rise/plugin.jupyterlab-settings"  # RISE's settings in tools/jupyterlab_overrides.json
@@ -122,8 +123,8 @@ MEASURE = """() => {
     // cut: drawn below the window's bottom (a line too wide wraps, or scrolls in its cell: ``wide``)
     const boxes = cells.map(c => { const r = c.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; });
     return {id: slide.id, cells: cells.length, boxes, overflow: Math.round(Math.max(bottom - H, 0)),
-            right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide, min_px: minPx, smallest,
-            img_scale: imgScale, svg_label_px: svgLabel, graphs};
+            right_overflow: Math.round(Math.max(right - W, 0)), cut: bottom > H + 1, reachable: scrolls, wide,
+            min_px: minPx, smallest, img_scale: imgScale, svg_label_px: svgLabel, graphs};
 }"""
 
 
@@ -266,10 +267,9 @@ def record(port):
     import os
     import tempfile
 
+    from course_utils import lecture
     from tools import executed
     from tools.course import load
-
-    from course_utils import lecture
 
     os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
     with tempfile.TemporaryDirectory() as folder:
@@ -312,7 +312,8 @@ def main(argv=None):
             print(f"{name} {size}: {found['slides']} slides, {found['cut']} cut ({found['unreachable']} unreachable), "
                   f"{found['wide']} with a wide line; smallest text {found['smallest_text_px']} px {found['min_px']}; "
                   f"SVG labels {found['svg_label_px']} px; {found['graph_slides']} slides with a graph, its labels "
-                  f">= {found['graph_label_px']} px as shown or enlarged ({found['zoomed_graphs']} enlarged); pictures at >= {found['img_scale']} of their size; "
+                  f">= {found['graph_label_px']} px as shown or enlarged ({found['zoomed_graphs']} enlarged); "
+                  f"pictures at >= {found['img_scale']} of their size; "
                   f"cut: {', '.join(found['cut_ids'])}")
     print(f"[slide_fit] {time.monotonic() - start:.0f} s")
     if args.json:

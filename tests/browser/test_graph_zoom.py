@@ -13,9 +13,8 @@ import nbformat
 import slide_fit
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
-from tools import executed
-from tools import handouts
 from course_utils import lecture
+from tools import executed, handouts
 
 MIN_PX = 16
 SHOTS = ROOT / "artifacts" / "graph_zoom"

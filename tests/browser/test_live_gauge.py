@@ -61,7 +61,8 @@ class Lab:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
              "--ServerApp.port_retries=0",
-             f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []), f"--ServerApp.root_dir={folder / 'notebooks'}",
+             f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []),
+             f"--ServerApp.root_dir={folder / 'notebooks'}",
              f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}",
              *args],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=folder,

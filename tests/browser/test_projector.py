@@ -6,11 +6,11 @@ The whole lecture path, at 1280x720 and 1920x1080, is measured by `python tests/
 data/slide_fit.json, which tests/test_slide_fit_record.py checks; this test keeps that measurement honest on one
 notebook. Screenshots of any cut slide go to ``artifacts/projector/``.
 """
-from tools import executed
 import slide_fit
 from test_live_gauge import ROOT
 
 from course_utils import lecture
+from tools import executed
 
 NOTEBOOK = ROOT / "notebooks" / "04_euler_ode_truncation.ipynb"
 MIN_TEXT_PX = 24

@@ -4,9 +4,7 @@ import pytest
 import torch
 
 from course_utils import GraphMemory
-
 from course_utils.checks import nb01_graph_lifecycle as checks
-
 
 RIGHT_PREDICTIONS = {"tanh": "output", "sigmoid": "output", "relu": "output", "cos": "input",
                      "x ** 2": "input", "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"}

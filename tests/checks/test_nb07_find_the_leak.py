@@ -1,9 +1,9 @@
 """The clinic's checker: a fix passes only when the script is flat and trains as intended."""
 import pytest
 
+from autograd_memory.diagnosing.leaks import find_leaks
 from course_utils.checks import ExerciseFailed
 from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
-from autograd_memory.diagnosing.leaks import find_leaks
 
 
 def test_the_clinic_has_at_least_four_mysteries_and_each_one_leaks():
@@ -79,7 +79,8 @@ CLINIC = [
     ("input_gradient", "loss.backward(create_graph=True)", "loss.backward(retain_graph=True)", "retain_graph=True keeps it"),
     ("activation_hook", "history.append(output.std())", "history.append(output.std().detach())", "still grows every step"),
     ("derivative_cache", "key = (id(y), id(x))", "key = (y, x)", "still grows every step"),
-    ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()', "gradient of encoder.weight differs"),
+    ("recurrent_state", 'model["encoder"](readings))', 'model["encoder"](readings)).detach()',
+     "gradient of encoder.weight differs"),
     ("running_loss", "running_loss = running_loss + loss\n", "running_loss += loss\n", "still grows every step"),
     ("trainer_class", "self.total_loss += loss\n", "self.total_loss = self.total_loss + loss\n", "still grows every step"),
     # a detached tensor per evaluation has no graph, but the list still gains a tensor every evaluation

@@ -12,8 +12,7 @@ import pathlib
 
 import pytest
 
-from course_utils.checks import NOTEBOOK_CHECKERS, ExerciseFailed
-from course_utils.checks import nb07_find_the_leak
+from course_utils.checks import NOTEBOOK_CHECKERS, ExerciseFailed, nb07_find_the_leak
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -52,4 +51,5 @@ def test_every_exercise_has_a_row():
                 for name, _ in inspect.getmembers(importlib.import_module(f"course_utils.checks.{module}"), inspect.isfunction)
                 if name.startswith("check_") and module != "nb07_find_the_leak"}
     assert checkers == {row[0] for row in WRONG}, "every checker needs a row in WRONG of its tests/checks/test_<module>.py"
-    assert set(nb07_find_the_leak.MYSTERIES) == {row[0] for row in CLINIC}, "every clinic script needs a row in CLINIC of tests/checks/test_nb07_find_the_leak.py"
+    assert set(nb07_find_the_leak.MYSTERIES) == {row[0] for row in CLINIC}, (
+        "every clinic script needs a row in CLINIC of tests/checks/test_nb07_find_the_leak.py")

@@ -120,8 +120,8 @@ def roots_of(step, namespaces=()):
 
 
 def frame_locals(frame):
-    """A copy of a frame's local variables (the caller's, a paused generator's). Before Python 3.13, ``f_locals`` of a function's frame
-    is a snapshot dict the frame keeps: left filled, it would keep the caller's tensors alive after
+    """A copy of a frame's local variables (the caller's, a paused generator's). Before Python 3.13, ``f_locals`` of a
+    function's frame is a snapshot dict the frame keeps: left filled, it would keep the caller's tensors alive after
     the caller deletes them, so it is emptied (the frame refills it whenever it is asked again)."""
     namespace = frame.f_locals
     if namespace is frame.f_globals:

@@ -170,7 +170,8 @@ class Timeline(ShowsAsText):
     """Live bytes after every op of one step (index 0: before the first op), split by kind."""
 
     ops: list            # op names, e.g. "aten.mm.default"
-    sites: list = field(repr=False)   # (code, line, phase) of each op: the learner's line where the bytes reached a new high, else (None, 0, phase)
+    # (code, line, phase) of each op: the learner's line where the bytes reached a new high, else (None, 0, phase)
+    sites: list = field(repr=False)
     total: list = field(repr=False)   # live bytes after each op
     by_kind: dict = field(repr=False)  # kind -> live bytes after each op
 

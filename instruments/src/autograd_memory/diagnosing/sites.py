@@ -1,7 +1,8 @@
 """Where in the learner's code a tensor or an op was made: the innermost frame outside ``torch`` and
-the instruments (``autograd_memory`` and the libraries in ``LIBRARY_DIRS``), kept as a code object and a line (cheap: no traceback objects, no source read),
-and shown as ``file, line L`` or, in a notebook, ``cell [N], line L``.
+the instruments (``autograd_memory`` and the libraries in ``LIBRARY_DIRS``), kept as a code object and a line
+(cheap: no traceback objects, no source read), and shown as ``file, line L`` or, in a notebook, ``cell [N], line L``.
 
+>>> import threading
 >>> code, line, phase = creation_site(threading.get_ident())
 >>> phase, source_location(code, line).startswith("<doctest")
 ('', True)
@@ -9,7 +10,6 @@ and shown as ``file, line L`` or, in a notebook, ``cell [N], line L``.
 import linecache
 import os
 import sys
-import threading
 from threading import get_ident
 
 import torch
@@ -86,6 +86,7 @@ def creation_site_and_caller(owner_thread, step_code=None):
     frame out from it (the line that called the helper, lambda or closure that made the tensor; ``None,
     0`` when there is none, or when the site is in ``step_code``, the step's own body: no helper to name).
 
+    >>> import threading
     >>> len(creation_site_and_caller(threading.get_ident()))
     5
     """

@@ -4,10 +4,11 @@ and a call that hands back a generator or coroutine (``lambda: my_generator()``)
 
 >>> def stepwise():
 ...     yield
->>> check_step(stepwise, "find_leaks", "find_leaks(train_step)")
+>>> check_step(stepwise, "find_leaks", "find_leaks(train_step)")  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
     ...
-TypeError: find_leaks runs the step by calling it, but stepwise is a generator function: calling it returns a generator and runs none of its code. Pass a plain function that runs one step, e.g. find_leaks(train_step); to measure a generator's work, wrap it: lambda: next(steps)
+TypeError: find_leaks runs the step by calling it, but stepwise is a generator function: ... Pass a plain function
+that runs one step, e.g. find_leaks(train_step); to measure a generator's work, wrap it: lambda: next(steps)
 """
 import functools
 import inspect

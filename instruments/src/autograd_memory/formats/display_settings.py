@@ -10,7 +10,8 @@ False
 """
 import math
 
-__all__ = ["use_large", "is_large", "points", "MIN_PX", "SIZES_PX", "MAX_LEGEND_ENTRIES", "TABLE_ROWS", "REPORT_ROWS", "WIDGET_PX"]
+__all__ = ["use_large", "is_large", "points", "MIN_PX", "SIZES_PX", "MAX_LEGEND_ENTRIES", "TABLE_ROWS", "REPORT_ROWS",
+           "WIDGET_PX"]
 
 MIN_PX = 16  # the smallest text on a projected slide, in pixels as displayed
 SIZES_PX = {  # matplotlib text roles -> pixels in the large set (the defaults are 10 pt = 13.9 px at 100 dpi)
@@ -20,7 +21,8 @@ SIZES_PX = {  # matplotlib text roles -> pixels in the large set (the defaults a
 MAX_LEGEND_ENTRIES = 4  # a legend's entries in the large set; the others are drawn grey and named
 TABLE_ROWS = 12  # rows a table displays in the large set unless it names its key rows
 REPORT_ROWS = 2  # rows of a leak report in the large set (each is a paragraph): the largest, the others named by count
-WIDGET_PX = 24  # the gauges' text in the large set: the slides' floor (the course's tools/rise.css gives every other text >= 24 px)
+# the gauges' text in the large set: the slides' floor (the course's tools/rise.css gives every other text >= 24 px)
+WIDGET_PX = 24
 _large = False
 
 

@@ -51,7 +51,8 @@ class Report(ShowsAsText):
         ]
         if self.saved_by_kind:
             rows += [(f"  of which {kind}", format_bytes(n)) for kind, n in self.saved_by_kind.items() if n]
-        rows.append(("left after result dropped", format_bytes(self.leftover_bytes) if self.leftover_bytes is not None else "n/a (result kept)"))
+        left = format_bytes(self.leftover_bytes) if self.leftover_bytes is not None else "n/a (result kept)"
+        rows.append(("left after result dropped", left))
         rows.append(("time", f"{self.seconds * 1e3:.1f} ms"))
         rows += [(key, format_bytes(value)) for key, value in self.device.items()]
         return rows

@@ -22,7 +22,6 @@ an interrupt cuts short is redone from the meter's own records at the next readi
 >>> live.bytes
 0
 """
-import functools
 import os
 import signal
 import sys

@@ -17,11 +17,13 @@ from torch._C._dynamo.eval_frame import get_eval_frame_callback as eval_frame_ca
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes, _get_current_dispatch_mode
 
 __all__ = [
-    "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of", "is_foreign_memory",
-    "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
+    "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of",
+    "is_foreign_memory", "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks",
+    "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "accumulated_leaf", "in_backward", "graph_task_id", "register_optimizer_step_hooks", "eval_frame_callback",
+    "saved_tensors_of", "accumulated_leaf", "in_backward", "graph_task_id", "register_optimizer_step_hooks",
+    "eval_frame_callback",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -61,8 +63,9 @@ def op_kind(func):
     test_meters.py (views and in-place ops add nothing; out= and resize_ growth is counted) and this doctest.
 
     >>> aten = torch.ops.aten
-    >>> [op_kind(op) == kind for op, kind in [(aten.view.default, VIEW), (aten.exp.default, NEW), (aten.lift_fresh.default, LIFTS),
-    ...  (aten.add_.Tensor, WRITES), (aten.exp.out, GROWS), (aten.resize_.default, GROWS), (aten.set_.source_Storage, OTHER)]]
+    >>> [op_kind(op) == kind for op, kind in [(aten.view.default, VIEW), (aten.exp.default, NEW),
+    ...  (aten.lift_fresh.default, LIFTS), (aten.add_.Tensor, WRITES), (aten.exp.out, GROWS),
+    ...  (aten.resize_.default, GROWS), (aten.set_.source_Storage, OTHER)]]
     [True, True, True, True, True, True, True]
     """
     known = _op_kinds.get(id(func))

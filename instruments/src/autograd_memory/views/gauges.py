@@ -489,9 +489,9 @@ class MemoryGauge:
                 gauge.sample(step)
 
     ``meters``: any of :data:`~autograd_memory.measuring.meter_registry.METERS` (``saved``, ``live``, ``rss``,
-    ``cuda_allocated``, ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not available here". ``budget`` (bytes):
-    the live meter becomes a :func:`memory_budget`, its row turns orange then red as the budget
-    nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
+    ``cuda_allocated``, ``cuda_reserved``); a meter this machine does not have (CUDA on a CPU box) is shown as "not
+    available here". ``budget`` (bytes): the live meter becomes a :func:`memory_budget`, its row turns orange then
+    red as the budget nears, and crossing it stops the loop with ``MemoryBudgetExceeded`` (the gauge says why).
     Tensors that exist before the loop (a model, inputs) are counted with :meth:`include`.
 
     Every run (each ``with`` or ``track``) enters fresh meters and starts a fresh ``trace``; the
@@ -608,7 +608,8 @@ class GaugeSummary:
 
     def _repr_html_(self):
         head = "".join(f"<th>{cell}</th>" for cell in self.HEADER) + "<th>history</th>"
-        body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>{cell if i == 4 else html.escape(cell)}</td>"
+        body = "".join("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'}'>"
+                                        f"{cell if i == 4 else html.escape(cell)}</td>"
                                         for i, cell in enumerate(row)) + "</tr>" for row in self.rows)
         size = f" style='font-size:{display_settings.WIDGET_PX}px'" if display_settings.is_large() else ""
         return (f"<table class='amlab-gauge-summary'{size}><caption style='text-align:left'><b>{html.escape(self.title)}</b>: "
