@@ -90,7 +90,7 @@ def runs(course, which="stops"):
 
 def minutes(course, which="stops", measured=None):
     """``([(stop, minutes)], total)``: each stop's cells read with the reading model (its share of its notebook's
-    measured run time included), plus MINUTES_PER_JUMP for each place the reader has to find (:func:`jumps`)."""
+    measured run time included), plus MINUTES_PER_JUMP where the reader has to find its place (:func:`jumps`)."""
     measured = measured or run_times(course.root)["notebooks"]
     found, ranges = [], []
     for stop in stops(course, which):
@@ -99,9 +99,10 @@ def minutes(course, which="stops", measured=None):
         solution = course.root / "solutions" / f"{stop.notebook}.py"
         result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "",
                                measured[stop.notebook]["seconds"])
-        found.append((stop, result.total))
+        jumped = jumps([*ranges, (stop.notebook, start, end)]) - jumps(ranges)
+        found.append((stop, round(result.total + jumped * MINUTES_PER_JUMP, 1)))
         ranges.append((stop.notebook, start, end))
-    return found, round(sum(m for _, m in found) + jumps(ranges) * MINUTES_PER_JUMP, 1)
+    return found, round(sum(m for _, m in found), 1)
 
 
 def _cite(course, stop, here):
@@ -112,20 +113,22 @@ def fast_path_text(course, here, measured=None):
     """The markdown cell that shows the route below the title of ``here`` (a notebook stem of ``marked_in``)."""
     found, total = minutes(course, "stops", measured)
     _, assumed = minutes(course, "assumes", measured)
-    merged = []
+    merged, set_up = [], 0.0
     for stop, stop_minutes in found:
-        if stop.heading is None:
-            continue
-        if stop.gives or not merged:
-            merged.append(([stop], stop.gives, stop_minutes))
+        if stop.heading is None:  # a notebook's set-up: its minutes go with the first section read there
+            set_up = stop_minutes
+        elif stop.gives or not merged:
+            merged.append(([stop], stop.gives, stop_minutes + set_up, set_up > 0))
+            set_up = 0.0
         else:
-            merged[-1] = (merged[-1][0] + [stop], merged[-1][1], merged[-1][2] + stop_minutes)
+            merged[-1] = (merged[-1][0] + [stop], merged[-1][1], merged[-1][2] + stop_minutes, merged[-1][3])
     lines = [FAST_PATH_MARK, f"**PINN fast path, about {round(total)} minutes.** Came here because a PINN runs out of "
              "memory on second derivatives? Open each notebook below, run its set-up (the cells above its first section), "
              "then run and read only these sections, in order (*Shift+Enter* through each):", ""]
-    for number, (group, gives, group_minutes) in enumerate(merged, start=1):
+    for number, (group, gives, group_minutes, with_set_up) in enumerate(merged, start=1):
         where = " and ".join(_cite(course, stop, here) for stop in group)
-        lines.append(f"{number}. {where}: {gives} (about {max(1, round(group_minutes))} min);")
+        lines.append(f"{number}. {where}: {gives} (about {max(1, round(group_minutes))} min"
+                     + (", with the notebook's set-up);" if with_set_up else ");"))
     lines[-1] = lines[-1].removesuffix(";") + "."
     by_notebook = {}
     for stop in stops(course, "assumes"):
