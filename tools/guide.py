@@ -19,6 +19,7 @@ from tools.reading_model import (
     HEADING,
     MINUTES_PER_EXERCISE,
     MINUTES_PER_EXPLORER,
+    MINUTES_PER_JUMP,
     MINUTES_PER_PREDICTION,
     MINUTES_PER_SOLUTION_LINE,
     PROSE_WORDS_PER_MINUTE,
@@ -131,16 +132,20 @@ def memory_block(root):
 
 
 def model_block(root):
-    rows = ["| version timed by a reviewer | model (unrounded) | reviewer | inside? |", "|---|---:|---:|---|"]
+    rows = ["| what was timed | by | model (unrounded) | timed | inside? |", "|---|---|---:|---:|---|"]
     for label, (result, (low, high)) in calibration(root).items():
-        name, commit, *_rest, with_notes = REVIEWED[label]
-        rows.append(f"| `{name}` at `{commit[:7]}`{', speaker notes read' if with_notes else ''} | {result.total:.1f} min "
-                    f"| {low}-{high} min | {'yes' if low <= result.total <= high else '**no**'} |")
+        through = REVIEWED[label]
+        read = "; ".join(f"`{name}`" + (" (" + "; ".join(headings) + ")" if headings else "")
+                         for name, headings in through.read.items())
+        rows.append(f"| {read} at `{through.commit[:7]}`{', speaker notes read' if through.notes else ''} | {through.who} "
+                    f"| {result.total:.1f} min | {low}-{high} min | {'yes' if low <= result.total <= high else '**no**'} |")
     rates = (f"prose {PROSE_WORDS_PER_MINUTE} words/min; code {SECONDS_PER_CODE_LINE} s/line; "
              f"{MINUTES_PER_PREDICTION} min per prediction; {MINUTES_PER_EXERCISE} min per exercise + "
              f"{MINUTES_PER_SOLUTION_LINE} min per line of its worked solution; {MINUTES_PER_EXPLORER} min per explorer; "
-             f"plus the measured run time; rounded to {ROUND_TO} minutes")
-    return f"Rates: {rates}. Calibration:\n\n" + "\n".join(rows)
+             f"{MINUTES_PER_JUMP} min per place a route's reader has to find; plus the measured run time; rounded to "
+             f"{ROUND_TO} minutes")
+    return (f"Rates, fitted to the timed read-throughs below (`python -m tools.reading_model --calibrate`): {rates}. "
+            "Calibration:\n\n" + "\n".join(rows))
 
 
 def time_block(path, result):

@@ -32,11 +32,13 @@ from tools.course import ROOT, load
 from tools.editions import learner_edition
 from tools.executed import execute
 from tools.lecture_edition import lecture_edition
+from tools.project import repository
 from tools.setup_cell import is_setup_cell
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.views.gauges.LIVE_ONLY: shown live only
 SITE_CONF = ROOT / "docs" / "site"
+OUTSIDE_LINK = re.compile(r"\]\(\.\./([^)\s]+)\)")  # a Markdown link from a notebook to a file outside notebooks/
 
 
 def package_folder(module, *parts):
@@ -325,8 +327,19 @@ def shown(path):
 # --- site --------------------------------------------------------------------------------------------------
 def site_page(nb):
     """An executed notebook as the reading site shows it: the learner's edition (no speaker notes, which stay
-    in the decks), its live widgets dropped for their static fallback."""
-    return static_copy(learner_edition(nb))
+    in the decks), its live widgets dropped for their static fallback, and its links to files beside the notebooks
+    (a worked solution, the cheat sheet: ``../solutions/...``) sent to the repository, where the site finds them.
+
+    >>> import nbformat
+    >>> page = site_page(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("[s](../solutions/a.py)")]))
+    >>> page.cells[0].source == f"[s]({repository()}/blob/{load().branch}/solutions/a.py)"
+    True
+    """
+    nb, blob = static_copy(learner_edition(nb)), f"{repository()}/blob/{load().branch}/"
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = OUTSIDE_LINK.sub(lambda found: f"]({blob}{found[1]})", cell.source)
+    return nb
 
 
 def build_site(executed, folder, source=None, log=print):

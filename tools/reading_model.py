@@ -5,15 +5,18 @@
 
 The Time lines it writes into the notebooks' title cells are a target of `python -m tools build`.
 
-**The reading model.** Nobody timed today's notebooks, so the times are estimated from what a notebook asks of a
-careful learner, with every rate stated here:
+**The reading model.** The times are estimated from what a notebook asks of a careful learner, with every rate
+stated here, and the rates are fitted to timed read-throughs (below):
 
     minutes = prose words / PROSE_WORDS_PER_MINUTE
             + code lines x SECONDS_PER_CODE_LINE / 60
             + predictions x MINUTES_PER_PREDICTION
             + exercises x MINUTES_PER_EXERCISE + lines of their worked solutions x MINUTES_PER_SOLUTION_LINE
             + explorers x MINUTES_PER_EXPLORER
+            + places a route's reader has to find x MINUTES_PER_JUMP (0 for a notebook read in order)
             + the notebook's own run time (data/notebooks_cpu.json, written by benchmarks/notebooks.py --json)
+
+The reasoning behind each rate (:data:`REASONED`), before the fit:
 
 - Prose, 90 words a minute: adults read non-fiction silently at about 238 words a minute (Brysbaert 2019, a
   meta-analysis), and read to remember at about 138 (Carver 1992, "memorizing" gear). This prose is denser than
@@ -30,13 +33,20 @@ careful learner, with every rate stated here:
 - An exercise, 5 min plus 1 min per line of its worked solution (``solutions/<notebook>.py``, function bodies without
   docstrings): plan it, write it, run the checker, read its verdict, fix. 07's one-line fixes stay short this way.
 - An explorer panel, 3 min: a handful of settings, each re-measured in under a second (benchmarks/explorers.py).
+- A jump, 5 min: a route (the fast path, tools/fast_path.py) enters a notebook mid-way or skips ahead; its reader
+  finds the section and reads back for what it builds on. The cells a route's cells need are counted as read
+  (tools/routes.py).
 
-**Calibrated** against the only real timings there are: a reviewer timed careful read-throughs of notebook 01 at 65-75
-min and of 05 at 100-120 min at commit 132a941 (05 was later split into 05 and 06), and another read 05 at commit
-d9183a3, speaker notes included (1,427 words of them), in 95-110 min. Their features are in
-data/instructor_calibration.json; the rates above put all three inside their ranges (the tool with no option prints by
-how much). At 100 words a minute the third fell 3 min short (92.1), so prose went to 90. Three timings cannot pin down
-six rates: the rates come from the reasoning above, and the calibration shows they agree with the reviewers.
+**Calibrated** against timed read-throughs (:data:`REVIEWED`, their features in data/instructor_calibration.json,
+``--calibrate`` recounts them from git history): a reviewer's careful read-throughs of 01 (65-75 min) and 05 (100-120
+min) at commit 132a941, another's of 05 with its speaker notes (95-110 min) at d9183a3, and a learner's at 0c4f881: the
+fast path as it was then shown, followed honestly (50-70 min; 95-130 with the sections of 01 and 02 it assumes), and
+the whole course (about 10-12 h). The reasoned rates put the course at 582 min, short of 600, and that fast path at
+32 min before its jumps: :func:`fit` searches :data:`RATE_GRID` for the rates nearest the reasoned ones that put all
+six inside their ranges, and the constants above are its answer (prose 75 words a minute, code 4.5 s a line, 6 min an
+exercise and 0.75 min a line of its solution, 6 min a jump; tests/test_reading_model.py holds them to it). Six timings
+of overlapping material cannot pin seven rates: two of the six land within a minute of their range's edge (01 at its
+top, the course at its bottom), so a new timed read-through is worth adding here.
 
 **Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
 functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists
@@ -45,7 +55,7 @@ them, and the PINN fast path (tools/fast_path.py) adds up the sections it takes.
 >>> estimate = Estimate(Features(prose_words=1000, code_lines=120, predictions=3, exercises=1, solution_lines=4,
 ...                              explorers=1), run_seconds=30)
 >>> estimate.total, estimate.rounded
-(36.6, 35)
+(37.8, 40)
 """
 import argparse
 import ast
@@ -54,17 +64,26 @@ import json
 import re
 import subprocess
 import sys
+from typing import NamedTuple
 
 import nbformat
 
 from tools.course import ROOT, load, notebook_text, read
 
-PROSE_WORDS_PER_MINUTE = 90
-SECONDS_PER_CODE_LINE = 5
+PROSE_WORDS_PER_MINUTE = 75
+SECONDS_PER_CODE_LINE = 4.5
 MINUTES_PER_PREDICTION = 1
-MINUTES_PER_EXERCISE = 5
-MINUTES_PER_SOLUTION_LINE = 1
+MINUTES_PER_EXERCISE = 6
+MINUTES_PER_SOLUTION_LINE = 0.75
 MINUTES_PER_EXPLORER = 3
+MINUTES_PER_JUMP = 6
+# The reasoned rates (the module docstring says why) and the grid that :func:`fit` searches around them.
+REASONED = {"PROSE_WORDS_PER_MINUTE": 90, "SECONDS_PER_CODE_LINE": 5, "MINUTES_PER_PREDICTION": 1,
+            "MINUTES_PER_EXERCISE": 5, "MINUTES_PER_SOLUTION_LINE": 1, "MINUTES_PER_EXPLORER": 3, "MINUTES_PER_JUMP": 5}
+RATE_GRID = {"PROSE_WORDS_PER_MINUTE": tuple(range(60, 125, 5)), "SECONDS_PER_CODE_LINE": (3, 3.5, 4, 4.5, 5, 5.5, 6, 7, 8),
+             "MINUTES_PER_PREDICTION": (0.5, 1, 1.5, 2, 2.5, 3), "MINUTES_PER_EXERCISE": (3, 4, 5, 6, 7, 8, 10),
+             "MINUTES_PER_SOLUTION_LINE": (0.5, 0.75, 1, 1.25, 1.5), "MINUTES_PER_EXPLORER": (2, 3, 4, 5, 6, 8),
+             "MINUTES_PER_JUMP": tuple(range(1, 16))}
 ROUND_TO = 5
 
 RUN_TIMES = "data/notebooks_cpu.json"
@@ -76,15 +95,46 @@ PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
 HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
 CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
 FAST_PATH_MARK = "<!-- fast-path: written by `make generate` -->"  # its cell is a route, not content
+ROUTE_CELL = "<!-- fast-path:"  # the route's cell, whichever tool wrote it (a version in git history says its own name)
 
-# The timed read-throughs: {label: (notebook, commit it was read at, the reviewer's minutes, its run time in seconds,
-# speaker notes read)}. The run times at 132a941: benchmarks/notebooks.py at that commit, the machine alone; at
-# d9183a3: data/notebooks_cpu.json at that commit. The notebooks need
-# the course_utils of their day, so they are not re-run here.
+class ReadThrough(NamedTuple):
+    """A timed read-through: the ``commit`` read, the ``minutes`` it took (low, high), what was ``read``
+    (``{notebook: None}`` for all of it, or the headings of the sections read, in order: a route, read with the cells
+    its cells need, tools/routes.py), its run time in seconds (None: data/notebooks_cpu.json at that commit, shared out
+    by code lines), whether speaker notes were read, and ``who`` timed it."""
+    commit: str
+    minutes: tuple
+    read: dict
+    run_seconds: float | None = None
+    notes: bool = False
+    who: str = "a reviewer's careful read-through"
+
+
+OLD_ROUTE = {"05_laplacian_pinn": ("Myth vs measured", "Myth 2", "Myth 3", "Part 2"),
+             "07_find_the_leak": ("5 · Bring your own code",)}  # the fast path as 00 and 05 showed it at 0c4f881
+OLD_ROUTE_ASSUMES = {"01_graph_lifecycle": ("3 · `backward()` frees what the graph saved",
+                                            "4 · The graph lives as long as something refers to its output",
+                                            "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
+                     "02_no_grad_vs_detach": ("2 · `tensor.detach()`: cut one tensor out",)}
+COURSE_AT_0C4F881 = ("00_start_here", "01_graph_lifecycle", "02_no_grad_vs_detach", "03_trapezoid_integration",
+                     "04_euler_ode_truncation", "05_laplacian_pinn", "06_which_laplacian", "07_find_the_leak")
+# The timed read-throughs. 132a941's run times: benchmarks/notebooks.py at that commit, the machine alone; d9183a3's:
+# data/notebooks_cpu.json at that commit. The notebooks need the course_utils of their day, so they are not re-run.
 REVIEWED = {
-    "01_graph_lifecycle@132a941": ("01_graph_lifecycle", "132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (65, 75), 6.2, False),
-    "05_laplacian_pinn@132a941": ("05_laplacian_pinn", "132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (100, 120), 26.5, False),
-    "05_laplacian_pinn@d9183a3": ("05_laplacian_pinn", "d9183a33f0458a136448c78bf19fce0533d8b3f0", (95, 110), 51.1, True),
+    "01_graph_lifecycle@132a941": ReadThrough("132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (65, 75),
+                                              {"01_graph_lifecycle": None}, 6.2),
+    "05_laplacian_pinn@132a941": ReadThrough("132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (100, 120),
+                                             {"05_laplacian_pinn": None}, 26.5),
+    "05_laplacian_pinn@d9183a3": ReadThrough("d9183a33f0458a136448c78bf19fce0533d8b3f0", (95, 110),
+                                             {"05_laplacian_pinn": None}, 51.1, notes=True),
+    "fast path@0c4f881": ReadThrough("0c4f881d26d66f39eb834f7f68b103a4e0e68636", (50, 70), OLD_ROUTE,
+                                     who="a learner's timed read-through, following the route as shown"),
+    "fast path with what it assumes@0c4f881": ReadThrough(
+        "0c4f881d26d66f39eb834f7f68b103a4e0e68636", (95, 130), {**OLD_ROUTE_ASSUMES, **OLD_ROUTE},
+        who="a learner's timed read-through, the sections of 01 and 02 it assumes first"),
+    "the course@0c4f881": ReadThrough("0c4f881d26d66f39eb834f7f68b103a4e0e68636", (600, 720),
+                                      dict.fromkeys(COURSE_AT_0C4F881), who="a learner's timed read-through of 00-07 "
+                                      "(16,425 prose words, 45 predictions, 20 exercises by their count)"),
 }
 
 
@@ -98,6 +148,7 @@ class Features:
     solution_lines: int
     explorers: int
     notes_words: int = 0  # speaker notes: counted only for a reviewer who read them
+    jumps: int = 0        # places a reader of a route has to find (tools/routes.py): 0 for a notebook read in order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +175,8 @@ class Estimate:
             "running": (f"{self.run_seconds:.1f} s", "measured", self.run_seconds / 60),
             **({"speaker notes": (f"{f.notes_words:,} words", f"{PROSE_WORDS_PER_MINUTE} words/min",
                                   f.notes_words / PROSE_WORDS_PER_MINUTE)} if f.notes_words else {}),
+            **({"finding your place": (f"{f.jumps}", f"{MINUTES_PER_JUMP} min each", f.jumps * MINUTES_PER_JUMP)}
+               if f.jumps else {}),
         }
 
     @property
@@ -194,7 +247,7 @@ def cell_features(cells, solutions_source="", with_notes=False):
     code = [c for c in cells if c.cell_type == "code" and not c.source.startswith(SETUP_MARK)]
     return Features(
         prose_words=sum(prose_words(c.source) for c in cells
-                        if c.cell_type == "markdown" and not is_notes(c) and not c.source.startswith(FAST_PATH_MARK)),
+                        if c.cell_type == "markdown" and not is_notes(c) and not c.source.startswith(ROUTE_CELL)),
         code_lines=sum(1 for c in code for line in c.source.splitlines() if line.strip()),
         predictions=predictions(cells),
         exercises=sum(1 for c in code if "raise NotImplementedError" in c.source and CHECKER_CALL.search(c.source)),
@@ -309,9 +362,9 @@ def title_cell(notebook, name):
 
 
 def calibration(root=ROOT):
-    """``{notebook: (Estimate of the reviewed version, (reviewer's low, high))}`` from data/instructor_calibration.json."""
+    """``{label: (Estimate of what was read, (timed low, high))}`` from data/instructor_calibration.json."""
     record = json.loads((root / CALIBRATION).read_text())
-    return {label: (Estimate(Features(**entry["features"]), entry["run_seconds"]), tuple(entry["reviewer_minutes"]))
+    return {label: (Estimate(Features(**entry["features"]), entry["run_seconds"]), tuple(entry["timed_minutes"]))
             for label, entry in record["read_throughs"].items()}
 
 
@@ -336,35 +389,95 @@ def time_lines(course):
 
 # --- calibration ------------------------------------------------------------------------------------------------
 
-def _git_show(root, commit, path):
+def _git_show(root, commit, path, missing_ok=False):
+    """A file as it was at ``commit``; ``missing_ok``: "" for a file that commit did not have (00 has no solutions)."""
     shown = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True)
+    if shown.returncode and missing_ok and re.search(r"does not exist in|exists on disk, but not in", shown.stderr):
+        return ""
     if shown.returncode:
         raise SystemExit(f"git cannot show {commit[:7]}:{path} ({shown.stderr.strip()}); in a shallow clone run "
                          "`git fetch --unshallow` first")
     return shown.stdout
 
 
+def read_through_features(through, root=ROOT):
+    """``(Features, run seconds)`` of a timed read-through, counted from git history: a whole notebook as it is, a
+    route as its sections and the cells they need (tools/routes.py), with the places its reader had to find."""
+    from tools.routes import closure, jumps
+
+    then = None if through.run_seconds is not None else json.loads(_git_show(root, through.commit, RUN_TIMES))["notebooks"]
+    parts, ranges, seconds = [], [], 0.0
+    for name, headings in through.read.items():
+        cells = nbformat.reads(_git_show(root, through.commit, f"notebooks/{name}.ipynb"), as_version=4).cells
+        solution = _git_show(root, through.commit, f"solutions/{name}.py", missing_ok=True)
+        whole = cell_features(cells, solution, with_notes=through.notes)
+        if headings is None:
+            part = whole
+            ranges.append((name, 0, len(cells)))
+        else:
+            chosen = set()
+            for heading in headings:
+                (start, end), = [(start, end) for _, title, start, end in spans(cells) if title.startswith(heading)]
+                chosen.update(range(start, end))
+                ranges.append((name, start, end))
+            part = cell_features([cells[i] for i in closure(cells, sorted(chosen))])
+        parts.append(part)
+        seconds += then[name]["seconds"] * part.code_lines / whole.code_lines if then else 0
+    total = Features(*(sum(getattr(part, field.name) for part in parts) for field in dataclasses.fields(Features)))
+    return dataclasses.replace(total, jumps=jumps(ranges)), through.run_seconds if then is None else round(seconds, 1)
+
+
 def calibrate(root=ROOT):
-    """Count the reviewed versions' features from git history and write data/instructor_calibration.json."""
+    """Count the timed read-throughs' features from git history and write data/instructor_calibration.json."""
     read_throughs = {}
-    for label, (name, commit, minutes, run_seconds, with_notes) in REVIEWED.items():
-        found = features(nbformat.reads(_git_show(root, commit, f"notebooks/{name}.ipynb"), as_version=4),
-                         _git_show(root, commit, f"solutions/{name}.py"), with_notes=with_notes)
-        read_throughs[label] = {"notebook": name, "commit": commit, "reviewer_minutes": list(minutes),
-                                "speaker_notes_read": with_notes, "features": dataclasses.asdict(found),
-                                "run_seconds": run_seconds}
+    for label, through in REVIEWED.items():
+        found, seconds = read_through_features(through, root)
+        read_throughs[label] = {"commit": through.commit, "read": through.read, "timed_minutes": list(through.minutes),
+                                "timed_by": through.who, "speaker_notes_read": through.notes,
+                                "features": dataclasses.asdict(found), "run_seconds": seconds}
     record = {
-        "what": "The notebooks reviewers timed, as counted by the reading model of tools/reading_model.py",
-        "reviewer_minutes": "a reviewer's careful read-through took 65-75 min (01) and 100-120 min (05) at commit "
-                            "132a941; another's took 95-110 min (05) at commit d9183a3, its speaker notes read too",
+        "what": "Timed read-throughs, as counted by the reading model of tools/reading_model.py",
+        "timed_minutes": "a reviewer's careful read-through took 65-75 min (01) and 100-120 min (05) at commit 132a941; "
+                         "another's took 95-110 min (05) at commit d9183a3, its speaker notes read too; a learner's "
+                         "timed read-through at commit 0c4f881: the fast path as 00 and 05 showed it, followed honestly, "
+                         "50-70 min (95-130 with the sections of 01 and 02 it assumes), the whole course 00-07 about "
+                         "10-12 h",
+        "read": "a notebook: null for all of it, else the headings of the sections read, in order (a route: read with "
+                "the cells its cells need, and the places its reader had to find, tools/routes.py)",
         "features": "counted from git show <commit>:notebooks/<name>.ipynb and :solutions/<name>.py",
-        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone; d9183a3: "
-                       "data/notebooks_cpu.json at that commit",
+        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone; d9183a3 and "
+                       "0c4f881: data/notebooks_cpu.json at that commit, shared out by code lines for a route",
         "derived_by": "python -m tools.reading_model --calibrate",
         "read_throughs": read_throughs,
     }
-    (root / CALIBRATION).write_text(json.dumps(record, indent=2) + "\n")
+    (root / CALIBRATION).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return record
+
+
+def fit(root=ROOT):
+    """The rates of :data:`RATE_GRID` nearest the reasoned ones (:data:`REASONED`: least squares of the logarithms of
+    their ratios) that put every timed read-through of data/instructor_calibration.json inside its range; None if no
+    rates on the grid do."""
+    import numpy as np
+
+    names = list(RATE_GRID)
+    grids = np.meshgrid(*(np.asarray(RATE_GRID[name], dtype=float) for name in names), indexing="ij", sparse=True)
+    rate = dict(zip(names, grids))
+    inside = True
+    for estimate, (low, high) in calibration(root).values():
+        f = estimate.features
+        minutes = ((f.prose_words + f.notes_words) / rate["PROSE_WORDS_PER_MINUTE"]
+                   + f.code_lines * rate["SECONDS_PER_CODE_LINE"] / 60 + f.predictions * rate["MINUTES_PER_PREDICTION"]
+                   + f.exercises * rate["MINUTES_PER_EXERCISE"] + f.solution_lines * rate["MINUTES_PER_SOLUTION_LINE"]
+                   + f.explorers * rate["MINUTES_PER_EXPLORER"] + f.jumps * rate["MINUTES_PER_JUMP"]
+                   + estimate.run_seconds / 60)
+        inside = inside & (minutes >= low) & (minutes <= high)
+    distance = sum(np.log(rate[name] / REASONED[name]) ** 2 for name in names)
+    distance = np.where(inside, distance, np.inf)
+    if not np.isfinite(distance.min()):
+        return None
+    best = np.unravel_index(np.argmin(distance), distance.shape)
+    return {name: RATE_GRID[name][index] for name, index in zip(names, best)}
 
 
 # --- command line -----------------------------------------------------------------------------------------------
@@ -379,8 +492,9 @@ def report(root=ROOT):
               + f"{result.total:8.1f}{result.rounded:9d}")
     for label, (result, (low, high)) in calibration(root).items():
         verdict = "inside" if low <= result.total <= high else "OUTSIDE"
-        print(f"calibration: {label}{' (speaker notes read)' if REVIEWED[label][4] else ''}: "
-              f"model {result.total:.1f} min, reviewer {low}-{high}: {verdict}")
+        print(f"calibration: {label}{' (speaker notes read)' if REVIEWED[label].notes else ''}: "
+              f"model {result.total:.1f} min, timed {low}-{high}: {verdict}")
+    print("rates nearest the reasoned ones that put every timed read-through inside its range:", fit(root))
 
 
 def main(argv=None):

@@ -104,6 +104,7 @@ TARGETS = [
     Target("README links", ("course.toml", "pyproject.toml", "README.md"), setup_cell.readme_links),
     Target("GPU record", ("data/*_cuda.json", gpu_record.DOC), gpu_record.gpu_record),
     Target("README torch table", ("data/torch_versions.json", "README.md"), torch_table.readme_table),
+    Target("README fast path", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES, "README.md"), fast_path.readme_fast_path),
     Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
              "python tests/browser/slide_fit.py --record"),
 ]
