@@ -33,7 +33,8 @@ _APPEND = {"append", "appendleft", "add", "insert", "extend", "put"}
 class Remedy:
     """A row's fix. ``action`` is one of :data:`ACTIONS`; ``target`` the holder as the code names it
     (``self.total_loss``); ``where`` the line to edit (``file, line L``), ``old`` its text and ``new`` what it should
-    say (both empty when no line could be read); ``text`` the same advice in words."""
+    say (both empty when no line could be read); ``text`` the advice in words, which names the line but leaves the
+    edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests)."""
 
     action: str
     target: str = ""
@@ -114,13 +115,16 @@ def remedy(row, last, step_code, graph_grows):
 
 
 def container(path):
-    """The container a row's entries go into: the path less its last element (an index, an element, a key).
+    """The container a row's entries go into: the path less its last elements (indexes, an element, a key, and
+    entries under keys that are not names: a cache keyed by ids gains keys, not items under one).
 
     >>> container("metrics['loss'][-1]"), container("evals[-1][1]"), container("grads (an element)")
     ("metrics['loss']", 'evals', 'grads')
+    >>> container("jacobians[(140, 141)][1]")
+    'jacobians'
     """
     path = path.removesuffix(" (an element)").removesuffix(" (a key)")
-    while path.endswith("]") and path[path.rindex("[") + 1:-1].lstrip("-").isdigit():
+    while path.endswith("]") and not path[path.rindex("[") + 1:-1].startswith(("'", '"')):
         path = path[:path.rindex("[")]
     return path
 
@@ -190,7 +194,8 @@ def _edited(action, target, lines, name, text):
         old = linecache.getline(code.co_filename, line).strip()
         new = edit_line(old, action, name, own=own)
         if new is not None:
-            return Remedy(action, target, f"{text}: change `{old}` to `{new}`", source_location(code, line), old, new)
+            where = source_location(code, line)
+            return Remedy(action, target, f"{text} (at {where})", where, old, new)
     return Remedy(action, target, text)
 
 
@@ -202,7 +207,7 @@ def _at_start(action, statement, target, step_code, text):
     raw = linecache.getline(step_code.co_filename, lines[0])
     old = raw.strip()
     indent = raw[:len(raw) - len(raw.lstrip())]
-    return Remedy(action, target, f"{text}: add `{statement}` as the step's first line", source_location(step_code, lines[0]),
+    return Remedy(action, target, f"{text} (at the step's start)", source_location(step_code, lines[0]),
                   old, f"{statement}\n{indent}{old}")
 
 
