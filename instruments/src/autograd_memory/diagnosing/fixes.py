@@ -12,6 +12,10 @@ the next step reads it, a cache is cleared, a hook is registered once.
 'memory = torch.tanh(0.9 * memory.detach() + x)'
 >>> edit_line("loss.backward(create_graph=True)", NO_CREATE_GRAPH, "")
 'loss.backward()'
+>>> edit_line("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, "")
+'loss.backward(retain_graph=True)  # ∂²'
+>>> edit_line("σ_log.append(σ)", KEEP_NUMBER, "σ_log")
+'σ_log.append(σ.item())'
 """
 import ast
 import linecache
@@ -236,7 +240,8 @@ def _name_of(node):
 
 
 def _segment(text, node):
-    return text[node.col_offset:node.end_col_offset]
+    """The source of ``node`` (ast's offsets count UTF-8 bytes, not characters)."""
+    return text.encode()[node.col_offset:node.end_col_offset].decode()
 
 
 def _wrap(text, node):
@@ -246,9 +251,10 @@ def _wrap(text, node):
 
 
 def _splice(text, edits):
+    data = text.encode()
     for node, replacement in sorted(edits, key=lambda pair: -pair[0].col_offset):
-        text = text[:node.col_offset] + replacement + text[node.end_col_offset:]
-    return text
+        data = data[:node.col_offset] + replacement.encode() + data[node.end_col_offset:]
+    return data.decode()
 
 
 def edit_line(text, action, name, own=True):
@@ -294,13 +300,14 @@ def edit_line(text, action, name, own=True):
 
 def _drop_keyword(text, call, keyword):
     """The call without one keyword argument (and its comma)."""
+    data = text.encode()  # ast's offsets count UTF-8 bytes
     start, end = keyword.col_offset, keyword.end_col_offset
-    rest = text[end:]
-    if rest.lstrip().startswith(","):
+    rest = data[end:]
+    if rest.lstrip().startswith(b","):
         end += len(rest) - len(rest.lstrip()) + 1
-        end += len(text[end:]) - len(text[end:].lstrip())
+        end += len(data[end:]) - len(data[end:].lstrip())
     else:
-        before = text[:start].rstrip()
-        if before.endswith(","):
+        before = data[:start].rstrip()
+        if before.endswith(b","):
             start = len(before) - 1
-    return text[:start] + text[end:]
+    return (data[:start] + data[end:]).decode()
