@@ -355,3 +355,13 @@ def test_a_bounded_row_kept_by_a_holder_that_leaks_shares_its_fix_instead_of_not
     leak = next(row for row in report.rows if row.kept_in == once.kept_in == "chain")
     assert once.remedy.action == leak.remedy.action != "nothing" and "nothing to fix" not in once.fix, report
     assert once.fix.startswith("kept by chain, which leaks above"), report
+
+
+def test_the_python_number_a_graph_saves_is_a_tensor_no_meter_sees_made_as_the_readme_says():
+    """The documented limit: ``x * 0.5`` saves the 0.5 as an 8-byte float64 tensor made outside the dispatcher."""
+    x = torch.ones(N, requires_grad=True)
+    with LiveTensors() as live:
+        y = x * 0.5
+    saved = y.grad_fn._saved_other
+    assert (saved.dtype, saved.untyped_storage().nbytes()) == (torch.float64, 8)
+    assert live.bytes == 4 * N, "only y's storage is counted: the saved 0.5 is not seen"

@@ -12,6 +12,10 @@ the next step reads it, a cache is cleared, a hook is registered once.
 'memory = torch.tanh(0.9 * memory.detach() + x)'
 >>> edit_line("loss.backward(create_graph=True)", NO_CREATE_GRAPH, "")
 'loss.backward()'
+>>> edit_line("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, "")
+'loss.backward(retain_graph=True)  # ∂²'
+>>> edit_line("σ_log.append(σ)", KEEP_NUMBER, "σ_log")
+'σ_log.append(σ.item())'
 """
 import ast
 import linecache
@@ -33,7 +37,8 @@ _APPEND = {"append", "appendleft", "add", "insert", "extend", "put"}
 class Remedy:
     """A row's fix. ``action`` is one of :data:`ACTIONS`; ``target`` the holder as the code names it
     (``self.total_loss``); ``where`` the line to edit (``file, line L``), ``old`` its text and ``new`` what it should
-    say (both empty when no line could be read); ``text`` the same advice in words."""
+    say (both empty when no line could be read); ``text`` the advice in words, which names the line but leaves the
+    edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests)."""
 
     action: str
     target: str = ""
@@ -114,13 +119,16 @@ def remedy(row, last, step_code, graph_grows):
 
 
 def container(path):
-    """The container a row's entries go into: the path less its last element (an index, an element, a key).
+    """The container a row's entries go into: the path less its last elements (indexes, an element, a key, and
+    entries under keys that are not names: a cache keyed by ids gains keys, not items under one).
 
     >>> container("metrics['loss'][-1]"), container("evals[-1][1]"), container("grads (an element)")
     ("metrics['loss']", 'evals', 'grads')
+    >>> container("jacobians[(140, 141)][1]")
+    'jacobians'
     """
     path = path.removesuffix(" (an element)").removesuffix(" (a key)")
-    while path.endswith("]") and path[path.rindex("[") + 1:-1].lstrip("-").isdigit():
+    while path.endswith("]") and not path[path.rindex("[") + 1:-1].startswith(("'", '"')):
         path = path[:path.rindex("[")]
     return path
 
@@ -190,7 +198,8 @@ def _edited(action, target, lines, name, text):
         old = linecache.getline(code.co_filename, line).strip()
         new = edit_line(old, action, name, own=own)
         if new is not None:
-            return Remedy(action, target, f"{text}: change `{old}` to `{new}`", source_location(code, line), old, new)
+            where = source_location(code, line)
+            return Remedy(action, target, f"{text} (at {where})", where, old, new)
     return Remedy(action, target, text)
 
 
@@ -202,7 +211,7 @@ def _at_start(action, statement, target, step_code, text):
     raw = linecache.getline(step_code.co_filename, lines[0])
     old = raw.strip()
     indent = raw[:len(raw) - len(raw.lstrip())]
-    return Remedy(action, target, f"{text}: add `{statement}` as the step's first line", source_location(step_code, lines[0]),
+    return Remedy(action, target, f"{text} (at the step's start)", source_location(step_code, lines[0]),
                   old, f"{statement}\n{indent}{old}")
 
 
@@ -231,7 +240,8 @@ def _name_of(node):
 
 
 def _segment(text, node):
-    return text[node.col_offset:node.end_col_offset]
+    """The source of ``node`` (ast's offsets count UTF-8 bytes, not characters)."""
+    return text.encode()[node.col_offset:node.end_col_offset].decode()
 
 
 def _wrap(text, node):
@@ -241,9 +251,10 @@ def _wrap(text, node):
 
 
 def _splice(text, edits):
+    data = text.encode()
     for node, replacement in sorted(edits, key=lambda pair: -pair[0].col_offset):
-        text = text[:node.col_offset] + replacement + text[node.end_col_offset:]
-    return text
+        data = data[:node.col_offset] + replacement.encode() + data[node.end_col_offset:]
+    return data.decode()
 
 
 def edit_line(text, action, name, own=True):
@@ -289,13 +300,14 @@ def edit_line(text, action, name, own=True):
 
 def _drop_keyword(text, call, keyword):
     """The call without one keyword argument (and its comma)."""
+    data = text.encode()  # ast's offsets count UTF-8 bytes
     start, end = keyword.col_offset, keyword.end_col_offset
-    rest = text[end:]
-    if rest.lstrip().startswith(","):
+    rest = data[end:]
+    if rest.lstrip().startswith(b","):
         end += len(rest) - len(rest.lstrip()) + 1
-        end += len(text[end:]) - len(text[end:].lstrip())
+        end += len(data[end:]) - len(data[end:].lstrip())
     else:
-        before = text[:start].rstrip()
-        if before.endswith(","):
+        before = data[:start].rstrip()
+        if before.endswith(b","):
             start = len(before) - 1
-    return text[:start] + text[end:]
+    return (data[:start] + data[end:]).decode()

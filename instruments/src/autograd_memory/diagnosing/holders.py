@@ -344,7 +344,7 @@ def _module_children(module):
         elif name == "_modules":
             children += [(f"[{key}]" if key.isdigit() else f".{key}", sub, "attr") for key, sub in item.items()
                          if sub is not None]
-        elif name.endswith("hooks") and isinstance(item, dict) and item:
+        elif name.endswith("hooks") and isinstance(item, dict) and item and callable(next(reversed(item.values()))):
             children.append((f".{name}", item, "hooks"))
         elif not name.startswith("_"):
             children.append((f".{name}", item, "attr"))

@@ -17,8 +17,9 @@ code object and line of the innermost frame outside ``torch`` and ``autograd_mem
 (:func:`~autograd_memory.diagnosing.sites.creation_site`), and forgets it when the storage dies. Storages still
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
-(:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state``,
-or that stops within the steps is *bounded*: shown apart, never the leak.
+(:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in
+a ``deque(maxlen=N)``, made in one step only, or that stops within the steps is *bounded*: shown apart, never the
+leak. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
 """
 import collections
 import gc
