@@ -3,7 +3,7 @@ the script as a leak and the checker refuses it unchanged; the one edit the repo
 ``remedy``: the line as the script has it, and what it should say) is what the checker accepts."""
 import pytest
 
-from autograd_memory.diagnosing.leaks import find_leaks
+from autograd_memory import find_leaks
 from course_utils.checks import ExerciseFailed
 from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
 

@@ -41,6 +41,7 @@ def test_the_meter_checks_hold_on_the_cpu_against_a_census_of_live_tensors():
     assert not failed, failed
 
 
+@pytest.mark.slow  # starts a Python
 def test_a_test_runs_results_are_read_from_its_junit_xml(tmp_path):
     (tmp_path / "test_three.py").write_text(
         "import pytest\n\ndef test_holds():\n    pass\n\ndef test_breaks():\n    assert 1 == 2, 'one is not two'\n\n"
