@@ -44,6 +44,7 @@ class GradeOnExecute(Execute):
             cell.outputs.append(nbformat.v4.new_output("error", ename="KernelDied", evalue=KERNEL_DIED,
                                                        traceback=[f"KernelDied: {KERNEL_DIED}"]))
             self._restart(index)
+            self.nb.cells[index] = cell
             return cell, self.resources
         if any(output.output_type == "error" for output in cell.get("outputs", [])):
             self._run_silently(FORGET_FAILURE)
@@ -52,9 +53,10 @@ class GradeOnExecute(Execute):
     def _restart(self, index):
         run_sync(self.km.restart_kernel)(now=True)
         run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-        for earlier in self.nb.cells[:index]:
-            if is_setup(earlier):
-                self.execute_cell(copy.deepcopy(earlier), index, store_history=False)
+        for at, earlier in enumerate(self.nb.cells[:index]):
+            if is_setup(earlier):  # on a copy: nbclient puts the cell it ran back into the notebook
+                self.execute_cell(copy.deepcopy(earlier), at, store_history=False)
+                self.nb.cells[at] = earlier
 
     def _run_silently(self, code):
         msg_id = self.kc.execute(code, silent=True, store_history=False)
