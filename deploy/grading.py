@@ -25,7 +25,12 @@ import sizing
 
 KERNEL_DIED = ("the kernel died while running this cell (the code exited, crashed, or was killed): this exercise "
                "scores zero; the kernel was restarted and the cells after it were graded in a fresh one")
-FORGET_FAILURE = "import sys as _s; _s.last_type = _s.last_value = _s.last_traceback = _s.last_exc = None; del _s"
+FORGET_FAILURE = """\
+import gc as _gc, sys as _s
+_s.last_type = _s.last_value = _s.last_traceback = _s.last_exc = None
+get_ipython().InteractiveTB.tb = get_ipython().last_execution_result = None
+_gc.collect()
+del _gc, _s"""
 
 
 def is_setup(cell):

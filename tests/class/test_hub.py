@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -252,3 +253,10 @@ def test_a_kernel_past_the_memory_limit_is_stopped_and_the_class_goes_on(hub, ke
         out, error = kernels[name].run("print(6 * 7)")
         assert (out, error) == ("42\n", None), f"{name}'s kernel stopped working after alan's allocation: {out} {error}"
     assert hub.process.poll() is None and hub.api("GET", "/hub/api/").ok, "the hub went down"
+
+
+def test_the_idle_culler_runs_as_a_hub_service(hub):
+    culler = [p for p in psutil.Process(hub.process.pid).children() if "jupyterhub_idle_culler" in " ".join(p.cmdline())]
+    assert culler and culler[0].is_running(), "the idle culler should run as a service of the hub"
+    assert re.search(r"200 GET /hub/api/users\S* \(idle-culler@", hub.tail(10_000)), (
+        "the culler should read the hub's users with its own token")
