@@ -241,6 +241,16 @@ def test_a_students_change_stays_theirs_and_survives_a_restart(hub, kernels):
     assert again["cells"][0]["source"] == "# ada's own note", "a restart overwrote ada's copy"
 
 
+def test_the_heaviest_notebook_runs_under_the_memory_limit(hub, kernels):
+    heaviest = sizing.Sizing.measured().heaviest
+    kernel = kernels["grace"]
+    kernel.run(f"import os; os.chdir(os.path.expanduser('~/{FOLDER}'))")
+    cells = nbformat.read(ROOT / "learner" / f"{heaviest}.ipynb", as_version=4).cells
+    for number, cell in enumerate(c for c in cells if c.cell_type == "code"):
+        out, error = kernel.run(cell.source, seconds=300)
+        assert error is None, f"{heaviest}, code cell {number}, under the limit in grace's server: {error}\n{out[-500:]}"
+
+
 def test_a_kernel_past_the_memory_limit_is_stopped_and_the_class_goes_on(hub, kernels):
     limit = sizing.Sizing.measured().memory_limit
     out, error = kernels["alan"].run(
