@@ -70,10 +70,11 @@ setup: $(STAMP)
 CLASS_STAMP := $(VENV)/.installed-class
 $(CLASS_STAMP): $(STAMP) deploy/package-lock.json
 	@$(BIN)/python -m pip install $(PIP_FLAGS) -e ".[class]" "torch==$(TORCH)"
-	@# nbgrader's notebook extensions stay off: `make lab` is the course's, and grading uses nbgrader's command line
+	@# nbgrader's notebook extensions, and the "open in Notebook" button of the notebook package nbgrader brings, stay off:
+	@# `make lab` stays the course's own, and grading uses nbgrader's command line
 	for e in formgrader validate_assignment assignment_list course_list; do \
 	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null 2>&1; done
-	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader >/dev/null 2>&1
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader @jupyter-notebook/lab-extension >/dev/null 2>&1
 	cd deploy && npm ci --no-audit --no-fund --silent
 	touch $(CLASS_STAMP)
 

@@ -20,7 +20,6 @@ Nothing is copied by hand: a new exercise in a notebook is a new graded pair the
 import argparse
 import ast
 import dataclasses
-import importlib.util
 import os
 import pathlib
 import re
@@ -56,7 +55,6 @@ class Exercise:
     function: str       # the function the learner writes
     prompt: str         # the markdown cell above the exercise
     context: list       # code cells between that prompt and the exercise (run as they are, locked)
-    answer: str         # the notebook's stub
     check: str          # the checker call
     solution: str       # the stub with the worked answer between nbgrader's solution markers
 
@@ -75,22 +73,15 @@ def _graded(cell, grade_id, solution=False, grade=False, locked=False):
     return cell
 
 
-def load_solutions(stem):
-    spec = importlib.util.spec_from_file_location(f"solutions_{stem}", SOLUTIONS / f"{stem}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def worked_answer(module, names):
-    """The body of the first function of ``module`` named in ``names``, without its docstring, with the imports of
-    the module that it uses (as local imports)."""
-    source = pathlib.Path(module.__file__).read_text()
+def worked_answer(solutions, names):
+    """The body of the first function of the file ``solutions`` named in ``names``, without its docstring, after the
+    imports of that file that it uses (as local imports)."""
+    source = solutions.read_text()
     tree = ast.parse(source)
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     name = next((n for n in names if n in functions), None)
     if name is None:
-        raise SystemExit(f"{module.__file__} has no worked answer for {names[0]}: add one named {names[0]}")
+        raise SystemExit(f"{solutions.relative_to(ROOT)} has no worked answer for {names[0]}: add one named {names[0]}")
     node, lines = functions[name], source.splitlines()
     body = node.body[1:] if ast.get_docstring(node) is not None else node.body
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
@@ -103,7 +94,6 @@ def worked_answer(module, names):
 def exercises(notebook):
     """The exercises of ``notebook``, in order."""
     cells = nbformat.read(notebook, as_version=4).cells
-    module = None
     found = []
     for i, cell in enumerate(cells):
         call = CHECKER_CALL.search(cell.source) if cell.cell_type == "code" else None
@@ -111,16 +101,17 @@ def exercises(notebook):
             continue
         answer, check = cell.source[:call.start()].rstrip(), cell.source[call.start():].strip()
         function = re.findall(r"^def (\w+)\(", answer, re.M)[-1]
-        module = module or load_solutions(notebook.stem)
         stub = STUB.search(answer)
+        if stub is None:
+            raise SystemExit(f"{notebook.name}: the exercise {function} has no `raise NotImplementedError` stub to grade")
         names = [function, *re.findall(r'"(\w+)"', check)]
-        indent = stub["indent"]
+        indent, worked = stub["indent"], worked_answer(SOLUTIONS / f"{notebook.stem}.py", names)
         solution = (answer[:stub.start()] + (f"{indent}# {stub['hint']}\n" if stub["hint"] else "")
-                    + f"{indent}### BEGIN SOLUTION\n" + textwrap.indent(worked_answer(module, names), indent)
+                    + f"{indent}### BEGIN SOLUTION\n" + textwrap.indent(worked, indent)
                     + f"\n{indent}### END SOLUTION" + answer[stub.end():])
         at = max(j for j in range(i) if cells[j].cell_type == "markdown")
         context = [c.source for c in cells[at + 1:i] if c.cell_type == "code"]
-        found.append(Exercise(function, cells[at].source, context, answer, check, solution))
+        found.append(Exercise(function, cells[at].source, context, check, solution))
     return found
 
 

@@ -24,7 +24,12 @@ from nbgrader.preprocessors import Execute
 
 KERNEL_DIED = ("the kernel died while running this cell (the code exited, crashed, or was killed): this exercise "
                "scores zero; the kernel was restarted and the cells after it were graded in a fresh one")
-FORGET_FAILURE = "import sys as _s; _s.last_type = _s.last_value = _s.last_traceback = _s.last_exc = None; del _s"
+FORGET_FAILURE = """\
+import gc as _gc, sys as _s
+_s.last_type = _s.last_value = _s.last_traceback = _s.last_exc = None
+get_ipython().InteractiveTB.tb = get_ipython().last_execution_result = None
+_gc.collect()
+del _gc, _s"""
 
 
 def is_setup(cell):
@@ -43,6 +48,7 @@ class GradeOnExecute(Execute):
             cell.outputs.append(nbformat.v4.new_output("error", ename="KernelDied", evalue=KERNEL_DIED,
                                                        traceback=[f"KernelDied: {KERNEL_DIED}"]))
             self._restart(index)
+            self.nb.cells[index] = cell
             return cell, self.resources
         if any(output.output_type == "error" for output in cell.get("outputs", [])):
             self._run_silently(FORGET_FAILURE)
@@ -51,9 +57,10 @@ class GradeOnExecute(Execute):
     def _restart(self, index):
         run_sync(self.km.restart_kernel)(now=True)
         run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-        for earlier in self.nb.cells[:index]:
-            if is_setup(earlier):
-                self.execute_cell(copy.deepcopy(earlier), index, store_history=False)
+        for at, earlier in enumerate(self.nb.cells[:index]):
+            if is_setup(earlier):  # on a copy: nbclient puts the cell it ran back into the notebook
+                self.execute_cell(copy.deepcopy(earlier), at, store_history=False)
+                self.nb.cells[at] = earlier
 
     def _run_silently(self, code):
         msg_id = self.kc.execute(code, silent=True, store_history=False)

@@ -119,3 +119,31 @@ def test_grades_come_out_as_csv(graded):
     total = {s: sum(float(r["score"]) for r in rows if r["student_id"] == s) for s in ("solved", "blank", "mixed")}
     most = sum(len(worked[name]) for name in names) * assignments.POINTS
     assert total["solved"] == most and total["blank"] == 0 and 0 < total["mixed"] < most, total
+
+
+def run_graded(*sources):
+    """Run cells (the first one locked, as an assignment's set-up) through the course's grading Execute."""
+    from traitlets.config import Config
+
+    import grading
+
+    cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    cells[0].metadata["nbgrader"] = {"grade_id": "setup", "locked": True, "solution": False, "grade": False}
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
+        "name": "autograd-memory-lab", "language": "python", "display_name": "Autograd Memory Lab"}})
+    graded, _ = grading.GradeOnExecute(config=grading.configure(Config())).preprocess(nb, {})
+    return [[(o.output_type, o.get("ename"), o.get("text", "")) for o in c.outputs] for c in graded.cells]
+
+
+def test_a_failed_allocation_leaves_the_memory_to_the_next_exercise():
+    outputs = run_graded("import torch",
+                         "def hoard():\n    kept = []\n    while True:\n        kept.append(torch.ones(2**24))\nhoard()",
+                         "print(torch.ones(2**26).sum().item())")
+    assert outputs[1][0][0] == "error", f"the hoarding cell should fail at the memory limit: {outputs[1]}"
+    assert outputs[2] == [("stream", None, f"{2**26}.0\n")], f"the next cell could not allocate 256 MiB: {outputs[2]}"
+
+
+def test_a_dead_kernel_zeroes_its_cell_and_the_rest_runs_in_a_fresh_one():
+    outputs = run_graded("base = 41", "import os\nos._exit(1)", "print(base + 1)")
+    assert outputs[1] == [("error", "KernelDied", "")], outputs[1]
+    assert outputs[2] == [("stream", None, "42\n")], f"the set-up should run again in the new kernel: {outputs[2]}"

@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -239,6 +240,16 @@ def test_a_students_change_stays_theirs_and_survives_a_restart(hub, kernels):
     assert again["cells"][0]["source"] == "# ada's own note", "a restart overwrote ada's copy"
 
 
+def test_the_heaviest_notebook_runs_under_the_memory_limit(hub, kernels):
+    heaviest = sizing.Sizing.measured().heaviest
+    kernel = kernels["grace"]
+    kernel.run(f"import os; os.chdir(os.path.expanduser('~/{FOLDER}'))")
+    cells = nbformat.read(ROOT / "learner" / f"{heaviest}.ipynb", as_version=4).cells
+    for number, cell in enumerate(c for c in cells if c.cell_type == "code"):
+        out, error = kernel.run(cell.source, seconds=300)
+        assert error is None, f"{heaviest}, code cell {number}, under the limit in grace's server: {error}\n{out[-500:]}"
+
+
 def test_a_kernel_past_the_memory_limit_is_stopped_and_the_class_goes_on(hub, kernels):
     limit = sizing.Sizing.measured().memory_limit
     out, error = kernels["alan"].run(
@@ -251,3 +262,10 @@ def test_a_kernel_past_the_memory_limit_is_stopped_and_the_class_goes_on(hub, ke
         out, error = kernels[name].run("print(6 * 7)")
         assert (out, error) == ("42\n", None), f"{name}'s kernel stopped working after alan's allocation: {out} {error}"
     assert hub.process.poll() is None and hub.api("GET", "/hub/api/").ok, "the hub went down"
+
+
+def test_the_idle_culler_runs_as_a_hub_service(hub):
+    culler = [p for p in psutil.Process(hub.process.pid).children() if "jupyterhub_idle_culler" in " ".join(p.cmdline())]
+    assert culler and culler[0].is_running(), "the idle culler should run as a service of the hub"
+    assert re.search(r"200 GET /hub/api/users\S* \(idle-culler@", hub.tail(10_000)), (
+        "the culler should read the hub's users with its own token")
