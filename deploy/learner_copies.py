@@ -17,9 +17,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FOLDER = "my_notebooks"
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))  # run as a script in a student's home: the course's build tools are the package `tools`
 
-from my_notebooks import copy_missing  # noqa: E402  (tools/ is a folder of scripts)
+from tools.my_notebooks import copy_missing  # noqa: E402
 
 
 def copy_into(home):

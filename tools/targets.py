@@ -74,6 +74,11 @@ class Measured:
         return [self.inputs[-1]]
 
 
+def _class_sizing(course):
+    done = subprocess.run([sys.executable, "deploy/sizing.py", "--check"], cwd=course.root, capture_output=True, text=True)
+    return [done.stdout.strip() or done.stderr.strip()] if done.returncode else []
+
+
 def _relative(course, path):
     return pathlib.Path(path).relative_to(course.root).as_posix()
 
@@ -105,6 +110,8 @@ TARGETS = [
     Target("GPU record", ("data/*_cuda.json", gpu_record.DOC), gpu_record.gpu_record),
     Target("README torch table", ("data/torch_versions.json", "README.md"), torch_table.readme_table),
     Target("README fast path", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES, "README.md"), fast_path.readme_fast_path),
+    Measured("class sizing", ("data/notebooks_cpu.json", "docs/instructors.md", "deploy/z2jh/values.yaml"),
+             _class_sizing, "python deploy/sizing.py --write", by_build=True),
     Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
              "python tests/browser/slide_fit.py --record"),
 ]
