@@ -119,6 +119,10 @@ TORCH_ERRORS = (
      ".item() and float() take a tensor of one number: reduce it first (.sum(), .mean(), ...)"),
     ("cannot be converted to Scalar",
      ".item() and float() take a tensor of one number: reduce it first (.sum(), .mean(), ...)"),
+    ("'NoneType' object",
+     "a value you use is None: a .grad that no backward() reached (a tensor that does not require grad, or one the "
+     "loss does not depend on), or an autograd.grad with allow_unused=True for an input the output does not depend on, "
+     "or a function that returns nothing"),
     ("Expected all tensors to be on the same device",
      "the tensors of one operation must be on one device: move them with .to(device)"),
 )

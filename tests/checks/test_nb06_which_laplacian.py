@@ -66,6 +66,13 @@ def _first_detached(u, points):
     return sum(torch.autograd.grad(first[:, k].sum(), points, create_graph=True)[0][:, k] for k in (0, 1))
 
 
+def _unused_allowed(u, points):
+    """allow_unused=True silences the column slice's error: the derivative comes back as None."""
+    x = points[:, 0]
+    u_x, = torch.autograd.grad(u.sum(), x, create_graph=True, allow_unused=True)
+    return torch.autograd.grad(u_x.sum(), x, create_graph=True)[0]
+
+
 def _largest_by(measure):
     """the largest candidate whose ``measure(model, points, chunk) -> bytes`` fits the budget."""
     from course_utils import laplacians
@@ -82,6 +89,7 @@ WRONG = [
     ("check_laplacian", "create_graph=True", lambda m: m.check_laplacian(_first_without_create_graph)),
     ("check_laplacian", "not computed from", lambda m: m.check_laplacian(_by_column_slice)),
     ("check_laplacian", "detached", lambda m: m.check_laplacian(_first_detached)),
+    ("check_laplacian", "allow_unused=True", lambda m: m.check_laplacian(_unused_allowed)),
     ("check_laplacian", "sign", lambda m: m.check_laplacian(lambda u, points: -_nested(u, points))),
     ("check_laplacian", "only u_xx", lambda m: m.check_laplacian(lambda u, points: _nested(u, points, dims=(0,)))),
     ("check_laplacian", "u.mean()", lambda m: m.check_laplacian(lambda u, points: _nested(u.mean(), points))),
