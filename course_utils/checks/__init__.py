@@ -168,7 +168,7 @@ def explain_error(error: BaseException, errors: Optional[dict] = None) -> str:
     backward() and autograd.grad start from one number: for a tensor of many, pass grad_outputs=torch.ones_like(u) (or differentiate u.sum(), which is the same)
     """
     text = str(error).strip().splitlines()
-    first = text[0] if text else ""
+    first = text[0].split(". ")[0] if text else ""  # torch's advice after its first sentence is not this course's
     name, number, source = _learner_line(error)
     where = f"  at {name}, line {number}" + (f": {source}" if source else "")
     idea = next((idea for words, idea in [*(errors or {}).items(), *TORCH_ERRORS] if words in str(error)), None)

@@ -67,7 +67,8 @@ _HOLDS_THE_GRAPH = {
                                    "then holds: clearing one .grad leaves the others. ",
 }
 # What the script computes once that a fix must not make it compute again (its peak graph is compared).
-_PURPOSES = {"derivative_cache": "the cache is there so that a Jacobian the loss uses twice is computed once per step"}
+_PURPOSES = {"derivative_cache": "The cache is there so that a Jacobian the loss uses twice is computed once per step: "
+                                 "keep it, and empty it once its step is done with it."}
 
 
 def _script(name):
