@@ -28,8 +28,11 @@ def derivative_cache():
 
 
 def recurrent_state():
-    """Truncate back-propagation through time: carry the memory's value, not its history."""
-    return "memory = torch.tanh(0.9 * memory +", "memory = torch.tanh(0.9 * memory.detach() +"
+    """Truncate back-propagation through time: carry the memory's value, not its history. Then each backward() runs
+    through its own step's graph only, and retain_graph=True, which silenced the error the history caused, would
+    only keep that graph alive until the next step: remove it too (two lines: a list of pairs)."""
+    return [("memory = torch.tanh(0.9 * memory +", "memory = torch.tanh(0.9 * memory.detach() +"),
+            ("loss.backward(retain_graph=True)", "loss.backward()")]
 
 
 def running_loss():

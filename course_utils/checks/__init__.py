@@ -8,6 +8,9 @@ for every ``nbNN_<notebook>.py`` in this folder, listed in ``NOTEBOOK_CHECKERS``
 * a wrong answer -> :class:`ExerciseFailed` (an ``AssertionError``) whose message starts with
   ``[FAIL] <title>:`` and explains the mistake; checkers fail only through :func:`fail` (or
   :func:`expect`, which calls it), so that every failure carries that prefix;
+* an error raised while the answer runs (a torch error in the learner's code, or one their answer causes) ->
+  :class:`ExerciseFailed` too: the error's first line, the learner's line that raised it, and the idea a known torch
+  error reveals (:data:`TORCH_ERRORS`, which an exercise can refine with ``errors=``);
 * a right answer -> a short confirmation, usually with the number that proved it.
 
 >>> @exercise("Double it")
@@ -20,17 +23,29 @@ for every ``nbNN_<notebook>.py`` in this folder, listed in ``NOTEBOOK_CHECKERS``
 'not attempted'
 >>> check_double(lambda x: 2 * x).status
 'passed'
+>>> check_double(lambda x: x.double())                  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+course_utils.checks.ExerciseFailed: [FAIL] Double it: running your answer raised AttributeError: 'int' object has no attribute 'double'
+  at <doctest ...>, line 1: check_double(lambda x: x.double())...
 """
 import functools
 import importlib
+import linecache
 import os
+import pathlib
 import pkgutil
+import sysconfig
 from dataclasses import dataclass
-from typing import Callable, NoReturn
+from typing import Callable, NoReturn, Optional
 
+import torch
+
+import autograd_memory
 from autograd_memory import ShowsAsText
 
-__all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS"]
+__all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS", "TORCH_ERRORS",
+           "explain_error"]
 
 
 class ExerciseFailed(AssertionError):
@@ -72,8 +87,100 @@ def _is_placeholder(error):
     return not error.args and f"{os.sep}torch{os.sep}" not in frame.tb_frame.f_code.co_filename
 
 
-def exercise(title: str) -> Callable:
-    """Decorator turning ``check(answer, ...) -> detail`` into a checker with the three outcomes above."""
+# A torch error's words -> the idea it reveals (the first match explains; an exercise's own ``errors`` come first).
+TORCH_ERRORS = (
+    ("does not require grad and does not have a grad_fn",
+     "you differentiate a tensor that carries no graph: it was made under no_grad, detached, or by an autograd.grad "
+     "without create_graph=True (retain_graph=True keeps the old graph alive; only create_graph=True records a graph "
+     "of the derivative itself)"),
+    ("backward through the graph a second time",
+     "a backward() reached a graph that an earlier backward() had already freed: something carried from one step to "
+     "the next (a state, a running total) still hangs on the old graph. Carry its value, .detach() or .item(), where "
+     "it is carried; retain_graph=True only silences the error by keeping every step's graph alive"),
+    ("appears to not have been used in the graph",
+     "you ask for a derivative with respect to a tensor the output was not computed from: a slice such as points[:, 0], "
+     "or a detached copy, is a new tensor. Differentiate with respect to the tensor the forward pass used, then take "
+     "the column you need; and keep create_graph=True on every derivative you differentiate again"),
+    ("grad can be implicitly created only for scalar outputs",
+     "backward() and autograd.grad start from one number: for a tensor of many, pass grad_outputs=torch.ones_like(u) "
+     "(or differentiate u.sum(), which is the same)"),
+    ("modified by an inplace operation",
+     "a tensor autograd saved for backward was changed in place afterwards: compute a new tensor instead of writing "
+     "into that one"),
+    ("only change requires_grad flags of leaf variables",
+     "requires_grad_(False) works only on a leaf; a computed tensor keeps its history whatever its flag: x.detach() "
+     "returns the same values without it"),
+    ("leaf Variable that requires grad is being used in an in-place operation",
+     "a parameter or input that requires grad cannot be changed in place while autograd records: do it under "
+     "torch.no_grad(), or compute a new tensor"),
+    ("numpy() on Tensor that requires grad",
+     "a tensor with a graph cannot become a NumPy array: .detach() it first (or .item() for one number)"),
+    ("can only be converted to Python scalars",
+     ".item() and float() take a tensor of one number: reduce it first (.sum(), .mean(), ...)"),
+    ("cannot be converted to Scalar",
+     ".item() and float() take a tensor of one number: reduce it first (.sum(), .mean(), ...)"),
+    ("'NoneType' object",
+     "a value you use is None: a .grad that no backward() reached (a tensor that does not require grad, or one the "
+     "loss does not depend on), or an autograd.grad with allow_unused=True for an input the output does not depend on, "
+     "or a function that returns nothing"),
+    ("Expected all tensors to be on the same device",
+     "the tensors of one operation must be on one device: move them with .to(device)"),
+)
+
+_LIBRARIES = tuple(str(path) + os.sep for path in (pathlib.Path(torch.__file__).parent,
+                                                   pathlib.Path(autograd_memory.__file__).parent,
+                                                   pathlib.Path(__file__).resolve().parents[1],
+                                                   *{pathlib.Path(sysconfig.get_paths()[kind])
+                                                     for kind in ("stdlib", "purelib", "platlib")}))
+
+
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _place(filename):
+    """Where a line is, for a person: "your cell" for a notebook cell, a path inside the course relative to it."""
+    if "ipykernel_" in filename or filename.startswith("<ipython-input"):
+        return "your cell"
+    return filename.removeprefix(str(_ROOT) + os.sep)
+
+
+def _learner_line(error):
+    """``(place, line number, source)`` of the deepest frame that runs the learner's code (not torch's, the course's
+    or Python's own), or of the deepest frame at all if none does."""
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    own = [(name, number) for name, number in frames if not name.startswith(_LIBRARIES)]
+    name, number = (own or frames)[-1]
+    return _place(name), number, linecache.getline(name, number).strip()
+
+
+def explain_error(error: BaseException, errors: Optional[dict] = None) -> str:
+    """What an error raised while an answer ran means: its first line, where it was raised and, for a known torch
+    error, the idea it reveals (``errors``: an exercise's own ``{words: idea}``, tried before :data:`TORCH_ERRORS`).
+
+    >>> try:
+    ...     torch.ones(2, requires_grad=True).exp().backward()
+    ... except RuntimeError as error:
+    ...     print(explain_error(error).splitlines()[-1])
+    backward() and autograd.grad start from one number: for a tensor of many, pass grad_outputs=torch.ones_like(u) (or differentiate u.sum(), which is the same)
+    """
+    text = str(error).strip().splitlines()
+    first = text[0].split(". ")[0] if text else ""  # torch's advice after its first sentence is not this course's
+    name, number, source = _learner_line(error)
+    where = f"  at {name}, line {number}" + (f": {source}" if source else "")
+    idea = next((idea for words, idea in [*(errors or {}).items(), *TORCH_ERRORS] if words in str(error)), None)
+    if idea is None:
+        idea = ("Look at that line: what did it receive, and what does it expect? (Run your function on its own to see "
+                "the whole traceback.)")
+    return f"running your answer raised {type(error).__name__}: {first}\n{where}\n{idea}"
+
+
+def exercise(title: str, errors: Optional[dict] = None) -> Callable:
+    """Decorator turning ``check(answer, ...) -> detail`` into a checker with the outcomes above; ``errors``:
+    ``{words of an error: the idea it reveals in this exercise}``, tried before :data:`TORCH_ERRORS`."""
 
     def wrap(check):
         @functools.wraps(check)
@@ -82,11 +189,13 @@ def exercise(title: str) -> Callable:
                 detail = check(*args, **kwargs)
             except NotImplementedError as error:
                 if not _is_placeholder(error):
-                    raise
+                    raise ExerciseFailed(f"[FAIL] {title}: {explain_error(error, errors)}") from None
                 return ExerciseResult(title, "not attempted",
                                       "not attempted yet: replace `raise NotImplementedError` with your answer and re-run.")
             except ExerciseFailed as failure:
                 raise ExerciseFailed(f"[FAIL] {title}: {failure}") from None
+            except Exception as error:  # noqa: BLE001 - the learner sees what went wrong, never a raw traceback
+                raise ExerciseFailed(f"[FAIL] {title}: {explain_error(error, errors)}") from None
             return ExerciseResult(title, "passed", detail or "correct.")
 
         return run

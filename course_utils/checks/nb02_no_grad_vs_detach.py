@@ -88,6 +88,9 @@ def check_frozen_body(freeze_body):
     head = {id(p) for p in model[-1].parameters()}
     body = {name: p for name, p in model.named_parameters() if id(p) not in head}
     still_trainable = [name for name, p in body.items() if p.requires_grad]
+    expect(len(still_trainable) < len(body) or any(p.requires_grad for p in model[-1].parameters()),
+           "you froze the head and left the body training: the other way round. The head (model[-1]) is what trains; "
+           "every layer before it (model[:-1]) is the frozen body.")
     expect(not still_trainable,
            f"body parameters still requiring grad: {', '.join(still_trainable)}. Freeze each one in place with "
            "p.requires_grad_(False) (weights and biases). p.detach() returns a new tensor and leaves p as it was; "

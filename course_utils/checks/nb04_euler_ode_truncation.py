@@ -8,6 +8,8 @@ explorer measure (``checks.euler_problem`` and ``checks.DT`` name it for the not
 >>> check_detach(euler_step).status
 'not attempted'
 """
+import numbers
+
 import torch
 
 from autograd_memory import GraphMemory, NotFlatError, Trace, format_bytes
@@ -15,7 +17,7 @@ from autograd_memory import GraphMemory, NotFlatError, Trace, format_bytes
 from ..problems.ode import DT, euler_problem, step_loss, truncated_gradient, window_tradeoff
 from . import exercise, expect, fail
 
-__all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "euler_problem", "check_detach", "check_window"]
+__all__ = ["DT", "WINDOWS", "WINDOW_BUDGET", "TIGHT_WINDOW", "EXACT_WINDOWS", "euler_problem", "check_detach", "check_window"]
 
 WINDOWS = (1, 2, 5, 10, 20, 30, 60)
 WINDOW_BUDGET = 300_000  # bytes of graph the exercise allows
@@ -58,7 +60,8 @@ def check_detach(euler_step):
     return f"{len(targets)} steps, the graph flat at {format_bytes(trace.values['saved'][-1])} before each backward()."
 
 
-TIGHT_WINDOW = 10  # the third budget is one byte short of this window's peak
+TIGHT_WINDOW = 10  # one budget is one byte short of this window's peak
+EXACT_WINDOWS = (6, 33)  # two budgets are exactly these windows' peaks
 
 
 @exercise("Compute the largest truncation window a budget allows")
@@ -66,17 +69,20 @@ def check_window(largest_window, budgets=None):
     """``largest_window(budget_bytes) -> k``: the largest truncation window (any whole number of steps) whose
     graph peaks within ``budget_bytes`` on :func:`euler_problem`; the checker measures ``k`` and ``k + 1``.
     The bias falls as the window grows (the notebook's section 5), so the largest window that fits is the best.
-    Its budgets: ``WINDOW_BUDGET``, half of it, and one byte short of window ``TIGHT_WINDOW``'s peak, where an
-    answer that leaves out the ``base`` term (``budget // per_step``) takes one step too many."""
+    Its budgets: ``WINDOW_BUDGET``, exactly the peaks of the windows in ``EXACT_WINDOWS``, and one byte short of
+    window ``TIGHT_WINDOW``'s peak. A law ``base + k x per_step`` with a base too small takes one step too many at the
+    last; one with a base (or a per_step) too large takes one step too few at the exact peaks, so only the measured
+    law passes at all four."""
     field, x0, targets = euler_problem()
     if budgets is None:
-        (tight, _cosine), = window_tradeoff(field, x0, targets, DT, [TIGHT_WINDOW]).values()
-        budgets = (WINDOW_BUDGET, WINDOW_BUDGET // 2, tight - 1)
+        peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, (*EXACT_WINDOWS, TIGHT_WINDOW)).items()}
+        budgets = (WINDOW_BUDGET, peaks[EXACT_WINDOWS[0]], peaks[TIGHT_WINDOW] - 1, peaks[EXACT_WINDOWS[1]])
     answers = []
     for budget in budgets:
         window = largest_window(budget)
-        expect(isinstance(window, int) and 1 <= window <= len(targets),
+        expect(isinstance(window, numbers.Integral) and 1 <= window <= len(targets),
                f"return a whole number of steps between 1 and {len(targets)}; got {window!r}")
+        window = int(window)
         peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [window, window + 1]).items()}
         expect(peaks[window] <= budget,
                f"window {window} peaks at {format_bytes(peaks[window])} of graph, over the budget of {format_bytes(budget)} "
@@ -84,6 +90,8 @@ def check_window(largest_window, budgets=None):
                "solve base + k x per_step <= budget for k.")
         expect(window == len(targets) or peaks[window + 1] > budget,
                f"window {window + 1} fits the budget of {format_bytes(budget)} too ({format_bytes(peaks[window + 1])}): "
-               "take the largest k with base + k x per_step <= budget (the bias shrinks with k).")
+               "take the largest k with base + k x per_step <= budget (the bias shrinks with k). If your law gives one "
+               "step too few where a budget is exactly a window's peak, its base or its per_step is too large: read "
+               "both from two measured peaks (per_step their difference, base what is left).")
         answers.append(f"{format_bytes(budget)} -> window {window} ({format_bytes(peaks[window])})")
     return "; ".join(answers) + "; one step more would not fit."

@@ -16,15 +16,20 @@ from autograd_memory import GraphMemory, LiveTensors, Trace, format_bytes
 from ..problems import laplacians, pinn
 from . import exercise, expect
 
-__all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS"]
+__all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS", "ROUNDS"]
 
 KINDS = ("graph", "tensors", "nothing")  # what a step keeps: a whole graph, other tensors only, or nothing
 POINTS = 64
+# The diagnosis checker's rounds: the collocation points per step, and the steps it hands over, in that order (not
+# the order of their names, so answers given by position are wrong). What the kept loss holds grows with its points,
+# so a number typed in from one round is wrong in the other.
+ROUNDS = ((POINTS, ("C", "A", "B")), (96, ("C",)))
 
 
-def mystery_steps(seed=0):
-    """Three training steps of a small :class:`~course_utils.problems.pinn.HeatPINN`, named ``"A"``, ``"B"``, ``"C"``:
-    each is a zero-argument function that runs one step and keeps something across steps (or nothing)."""
+def mystery_steps(seed=0, points=POINTS):
+    """Three training steps of a small :class:`~course_utils.problems.pinn.HeatPINN` on ``points`` collocation points
+    each, named ``"A"``, ``"B"``, ``"C"``: each is a zero-argument function that runs one step and keeps something
+    across steps (or nothing)."""
     def make(keep):
         model = pinn.HeatPINN(width=16, depth=2, seed=seed)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
@@ -32,7 +37,7 @@ def mystery_steps(seed=0):
 
         def step():
             optimizer.zero_grad(set_to_none=True)
-            loss = pinn.residual_loss(model, pinn.sample_points(POINTS, seed=count[0]))
+            loss = pinn.residual_loss(model, pinn.sample_points(points, seed=count[0]))
             loss.backward()
             optimizer.step()
             count[0] += 1
@@ -55,21 +60,26 @@ def _measure(step, steps=6):
 def check_diagnosis(diagnose):
     """``diagnose(step) -> (kind, bytes per step)``: ``kind`` is ``"graph"`` if what the step keeps includes
     saved-for-backward tensors (a graph no ``backward()`` freed), ``"tensors"`` if it keeps live tensors but
-    nothing saved, ``"nothing"`` if memory is flat; the bytes are the live tensors' growth per step."""
+    nothing saved, ``"nothing"`` if memory is flat; the bytes are the live tensors' growth per step. The checker
+    asks in each of :data:`ROUNDS`."""
     verdicts = []
-    for name in sorted(mystery_steps()):
-        answer = diagnose(mystery_steps()[name])
-        expect(isinstance(answer, tuple) and len(answer) == 2 and answer[0] in KINDS,
-               f"return a pair (kind, bytes per step) with kind one of {KINDS}; got {answer!r}")
-        saved, live = _measure(mystery_steps()[name])
-        kind = "graph" if saved > 0 else "tensors" if live > 0 else "nothing"
-        expect(answer[0] == kind, f"step {name}: you said {answer[0]!r}, but the graph meter grows by "
-                                  f"{format_bytes(saved, signed=True)}/step and the live meter by "
-                                  f"{format_bytes(live, signed=True)}/step. Run the step several times under "
-                                  "LiveTensors and GraphMemory and read both.")
-        expect(round(answer[1]) == round(live), f"step {name}: the live tensors grow by {format_bytes(live, signed=True)}"
-                                                f"/step, not {answer[1]!r}. Skip the first step: it creates Adam's state.")
-        verdicts.append(f"{name}: {kind} ({format_bytes(live, signed=True)}/step)")
+    for points, order in ROUNDS:
+        for name in order:
+            answer = diagnose(mystery_steps(points=points)[name])
+            expect(isinstance(answer, tuple) and len(answer) == 2 and answer[0] in KINDS,
+                   f"return a pair (kind, bytes per step) with kind one of {KINDS}; got {answer!r}")
+            saved, live = _measure(mystery_steps(points=points)[name])
+            kind = "graph" if saved > 0 else "tensors" if live > 0 else "nothing"
+            step = f"step {name} on {points} points"
+            expect(answer[0] == kind, f"{step}: you said {answer[0]!r}, but the graph meter grows by "
+                                      f"{format_bytes(saved, signed=True)}/step and the live meter by "
+                                      f"{format_bytes(live, signed=True)}/step. Run the step several times under "
+                                      "LiveTensors and GraphMemory and read both.")
+            expect(round(answer[1]) == round(live),
+                   f"{step}: the live tensors grow by {format_bytes(live, signed=True)}/step, not {answer[1]!r}. "
+                   "Measure each step you are given (what it keeps grows with its points), and skip the first "
+                   "step: it creates Adam's state.")
+            verdicts.append(f"{name}: {kind} ({format_bytes(live, signed=True)}/step)")
     return "; ".join(verdicts) + "."
 
 

@@ -38,8 +38,35 @@ def test_a_not_implemented_error_from_torch_is_not_mistaken_for_an_unsolved_exer
         raise NotImplementedError
 
     assert check(unsolved).status == "not attempted"
-    with pytest.raises(NotImplementedError, match="Could not run 'aten::view'"):
+    with pytest.raises(ExerciseFailed, match=r"raised NotImplementedError: Could not run 'aten::view'(?s:.*)"
+                                             r"line \d+: torch.sparse_coo_tensor"):
         check(learner_answer)
+
+
+def test_an_error_in_the_answer_is_explained_with_its_line_never_a_raw_traceback():
+    @exercise("second derivative")
+    def check(fn):
+        x = torch.ones(3, requires_grad=True)
+        return fn(x)
+
+    def retain_instead_of_create(x):
+        first, = torch.autograd.grad(x.pow(3).sum(), x, retain_graph=True)
+        return torch.autograd.grad(first.sum(), x)
+
+    with pytest.raises(ExerciseFailed) as caught:
+        check(retain_instead_of_create)
+    message = str(caught.value)
+    assert message.startswith("[FAIL] second derivative: running your answer raised RuntimeError: element 0 of tensors")
+    assert "return torch.autograd.grad(first.sum(), x)" in message and "create_graph=True" in message, message
+
+    @exercise("second derivative", errors={"does not require grad": "the first derivative needs create_graph=True"})
+    def check_with_its_own_idea(fn):
+        return fn(torch.ones(3, requires_grad=True))
+
+    with pytest.raises(ExerciseFailed, match="element 0 of tensors(?s:.*)the first derivative needs create_graph=True$"):
+        check_with_its_own_idea(retain_instead_of_create)
+    with pytest.raises(ExerciseFailed, match="ZeroDivisionError(?s:.*)what did it receive"):
+        check(lambda x: 1 / 0)
 
 
 def test_ipython_shows_a_result_as_its_text():

@@ -3,7 +3,7 @@ answers fail with an explanation, and an unsolved exercise is reported as not at
 import pytest
 import torch
 
-from course_utils import GraphMemory
+from course_utils import GraphMemory, LiveTensors
 from course_utils.checks import nb01_graph_lifecycle as checks
 
 RIGHT_PREDICTIONS = {"tanh": "output", "sigmoid": "output", "relu": "output", "cos": "input",
@@ -69,6 +69,11 @@ def _graph_bytes_after_five_calls(step):
     return graph.bytes
 
 
+def _unquoted_answer():
+    """an answer written without quotes: its own NameError."""
+    return {"tanh": output}  # noqa: F821
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -76,4 +81,8 @@ WRONG = [
         lambda: {"tanh": "input", "sigmoid": "output", "relu": "output", "cos": "input", "x ** 2": "input",
                  "silu": "input", "x * 3": "nothing", "x.sum()": "nothing"})),
     ("check_saved_growth", "growth per call", lambda m: m.check_saved_growth(_graph_bytes_after_five_calls)),
+    # an error in the learner's own code is the checker's message, with the line that raised
+    ("check_saved_prediction", "NameError: name 'output' is not defined", lambda m: m.check_saved_prediction(_unquoted_answer)),
+    # the live meter's growth per call (the checker's own measurement, with the other meter)
+    ("check_saved_growth", "the live meter's growth", lambda m: m.check_saved_growth(lambda step: m._growth(step, LiveTensors))),
 ]

@@ -93,9 +93,21 @@ def _freeze_with_detach(model):
         p.detach()
 
 
+def _freeze_the_head(model):
+    """the other way round: the head frozen, the body left training."""
+    model[-1].requires_grad_(False)
+
+
+def _freeze_a_named_body(model):
+    """a body by a name the model does not have: its own AttributeError."""
+    model.body.requires_grad_(False)
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
     ("check_saved_peaks", "which of its readings remembers the most", lambda m: m.check_saved_peaks(_saved_after_the_call)),
     ("check_frozen_body", "p.detach() returns a new tensor", lambda m: m.check_frozen_body(_freeze_with_detach)),
+    ("check_frozen_body", "the other way round", lambda m: m.check_frozen_body(_freeze_the_head)),
+    ("check_frozen_body", "AttributeError", lambda m: m.check_frozen_body(_freeze_a_named_body)),
 ]

@@ -4,7 +4,7 @@ import pytest
 
 from course_utils.checks import ExerciseFailed
 from course_utils.checks import nb04_euler_ode_truncation as checks
-from course_utils.problems.ode import DT, euler_problem, window_tradeoff
+from course_utils.problems.ode import DT, euler_problem, step_bytes, window_tradeoff
 
 
 @pytest.mark.parametrize("step,complaint", [
@@ -47,10 +47,27 @@ def _window_without_the_base(budget_bytes):
     return int(min(len(targets), budget_bytes // (peaks[3] - peaks[2])))
 
 
+def _window_with_a_base_from_the_formula(budget_bytes):
+    """per_step measured, but the base taken as peak(2) - 2 x step_bytes(batch, width), section 2's formula (which
+    leaves out the state a step saves): 1 kB too much, and right at the budgets that fall mid-step."""
+    field, x0, targets = euler_problem()
+    peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [2, 3]).items()}
+    base = peaks[2] - 2 * step_bytes(len(x0), field.width)
+    return int(min(len(targets), (budget_bytes - base) // (peaks[3] - peaks[2])))
+
+
+def _requires_grad_off(field, x, dt):
+    """requires_grad_(False) in place of detach(): refused by torch for a state with a history."""
+    x.requires_grad_(False)
+    return x + dt * field(x)
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
     ("check_detach", "Detach the state going *in*",
      lambda m: m.check_detach(lambda field, x, dt: (x + dt * field(x)).detach())),
     ("check_window", "the base counts too", lambda m: m.check_window(_window_without_the_base)),
+    ("check_window", "too large", lambda m: m.check_window(_window_with_a_base_from_the_formula)),
+    ("check_detach", "x.detach() returns", lambda m: m.check_detach(_requires_grad_off)),
 ]

@@ -28,13 +28,15 @@ def test_laplacian_checker_catches_row_sums_time_and_a_missing_graph():
     assert checks.check_laplacian(_nested).passed
 
 
-def test_chunk_checker_wants_the_largest_chunk_that_fits():
+def test_chunk_checker_wants_the_largest_chunk_that_fits_at_each_budget():
     sizes = checks.CHUNK_CANDIDATES
     with pytest.raises(ExerciseFailed, match="over the budget"):
         checks.check_chunk_size(lambda model, points, budget: sizes[-1])
-    with pytest.raises(ExerciseFailed, match="also fit"):
+    with pytest.raises(ExerciseFailed, match="chunks of 256 also fit"):
         checks.check_chunk_size(lambda model, points, budget: sizes[1])
-    assert checks.check_chunk_size(lambda model, points, budget: 128).passed
+    _model, _points, budgets = checks.chunk_problem()
+    assert sorted(budgets.values()) == [128, 256], "two budgets, two different right answers: no constant passes"
+    assert checks.check_chunk_size(lambda model, points, budget: budgets[budget]).passed
 
 
 def _row_sums(u, points):
@@ -44,9 +46,62 @@ def _row_sums(u, points):
     return second[:, 0] + second[:, 1]
 
 
+def _first_without_create_graph(u, points):
+    """retain_graph=True where create_graph=True is needed: the first derivative carries no graph."""
+    first, = torch.autograd.grad(u.sum(), points, retain_graph=True)
+    return sum(torch.autograd.grad(first[:, k].sum(), points, create_graph=True)[0][:, k] for k in (0, 1))
+
+
+def _by_column_slice(u, points):
+    """the derivative with respect to a column slice, a tensor u was not computed from."""
+    x = points[:, 0]
+    u_x, = torch.autograd.grad(u.sum(), x, create_graph=True)
+    return torch.autograd.grad(u_x.sum(), x, create_graph=True)[0]
+
+
+def _first_detached(u, points):
+    """the first derivative detached (and made a leaf again) before differentiating it."""
+    first, = torch.autograd.grad(u.sum(), points, create_graph=True)
+    first = first.detach().requires_grad_(True)
+    return sum(torch.autograd.grad(first[:, k].sum(), points, create_graph=True)[0][:, k] for k in (0, 1))
+
+
+def _unused_allowed(u, points):
+    """allow_unused=True silences the column slice's error: the derivative comes back as None."""
+    x = points[:, 0]
+    u_x, = torch.autograd.grad(u.sum(), x, create_graph=True, allow_unused=True)
+    return torch.autograd.grad(u_x.sum(), x, create_graph=True)[0]
+
+
+def _largest_by(measure):
+    """the largest candidate whose ``measure(model, points, chunk) -> bytes`` fits the budget."""
+    from course_utils import laplacians
+    def choose(model, points, budget):
+        return max(size for size in checks.CHUNK_CANDIDATES if measure(laplacians, model, points, size) <= budget)
+    return choose
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
     ("check_laplacian", "ROW SUMS", lambda m: m.check_laplacian(_row_sums)),
     ("check_chunk_size", "over the budget", lambda m: m.check_chunk_size(lambda model, points, budget: 256)),
+    ("check_laplacian", "create_graph=True", lambda m: m.check_laplacian(_first_without_create_graph)),
+    ("check_laplacian", "not computed from", lambda m: m.check_laplacian(_by_column_slice)),
+    ("check_laplacian", "detached", lambda m: m.check_laplacian(_first_detached)),
+    ("check_laplacian", "allow_unused=True", lambda m: m.check_laplacian(_unused_allowed)),
+    ("check_laplacian", "sign", lambda m: m.check_laplacian(lambda u, points: -_nested(u, points))),
+    ("check_laplacian", "only u_xx", lambda m: m.check_laplacian(lambda u, points: _nested(u, points, dims=(0,)))),
+    ("check_laplacian", "u.mean()", lambda m: m.check_laplacian(lambda u, points: _nested(u.mean(), points))),
+    ("check_laplacian", "grad_outputs", lambda m: m.check_laplacian(
+        lambda u, points: torch.autograd.grad(u, points, create_graph=True)[0][:, 0])),
+    # the answer that is right at one budget, typed in
+    ("check_chunk_size", "budget", lambda m: m.check_chunk_size(lambda model, points, budget: 128)),
+    ("check_chunk_size", "saved", lambda m: m.check_chunk_size(
+        _largest_by(lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[1]))),
+    ("check_chunk_size", "not another Laplacian's", lambda m: m.check_chunk_size(
+        _largest_by(lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_forward, size)[0]))),
+    # one measurement scaled: the peak is not proportional to the chunk (the parameters, their .grad, the step's own)
+    ("check_chunk_size", "proportional", lambda m: m.check_chunk_size(_largest_by(
+        lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_nested, 1024)[0] * size // 1024))),
 ]

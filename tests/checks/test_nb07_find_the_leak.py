@@ -66,6 +66,31 @@ def test_the_right_fixes_of_the_object_mysteries_pass(name, fix):
     assert check_fix(name, lambda: fix).passed
 
 
+@pytest.mark.parametrize("name, fix", [
+    # a number kept in another form than the reference's: still the number, no graph
+    ("running_loss", ("running_loss + loss\n", "running_loss + loss.detach()\n")),
+    ("trainer_class", ("self.total_loss += loss\n", "self.total_loss += float(loss)\n")),
+    ("activation_hook", ("history.append(output.std())", "history.append(float(output.std()))")),
+    ("input_gradient", ("loss.backward(create_graph=True)", "loss.backward(create_graph=False)")),
+    # the truncation done on a line of its own, and retain_graph=True gone with the leak it silenced
+    ("recurrent_state", [("    optimizer.zero_grad()\n", "    optimizer.zero_grad()\n    memory = memory.detach()\n"),
+                         ("backward(retain_graph=True)", "backward()")]),
+    # the cache emptied when the step is done rather than when the next one starts
+    ("derivative_cache", ("    optimizer.step()\n    return", "    optimizer.step()\n    jacobians.clear()\n    return")),
+])
+def test_other_right_fixes_pass(name, fix):
+    result = check_fix(name, lambda: fix)
+    assert result.passed, result
+
+
+def test_a_fix_of_several_lines_is_a_list_of_pairs_and_each_line_must_be_found():
+    with pytest.raises(ExerciseFailed, match=r"'backward\(keep=True\)' appears 0 times in recurrent_state.py"):
+        check_fix("recurrent_state", lambda: [("0.9 * memory +", "0.9 * memory.detach() +"),
+                                              ("backward(keep=True)", "backward()")])
+    with pytest.raises(ExerciseFailed, match="or a list of such pairs"):
+        check_fix("recurrent_state", lambda: [("0.9 * memory +",)])
+
+
 def test_a_detached_tensor_per_evaluation_still_grows_and_is_refused():
     with pytest.raises(ExerciseFailed, match=r"still grows every step:(?s:.*)kept by state.worst_residuals\[-1\]"):
         check_fix("fit_state", lambda: ("append(residual.abs().max())", "append(residual.abs().max().detach())"))
@@ -85,4 +110,27 @@ CLINIC = [
     ("trainer_class", "self.total_loss += loss\n", "self.total_loss = self.total_loss + loss\n", "still grows every step"),
     # a detached tensor per evaluation has no graph, but the list still gains a tensor every evaluation
     ("fit_state", "append(residual.abs().max())", "append(residual.abs().max().detach())", "still grows every step"),
+    # the truncation that makes retain_graph=True unneeded, with retain_graph=True left in: every step's graph stays
+    # until the next step replaces it
+    ("recurrent_state", "0.9 * memory +", "0.9 * memory.detach() +", "retain_graph=True keeps"),
+    # retain_graph=True removed alone: the memory still carries the previous step's (freed) graph, and backward raises
+    ("recurrent_state", "loss.backward(retain_graph=True)", "loss.backward()", "carried from one step to the next"),
+    # the logging deleted: flat, and it trains the same, but the script no longer records what it was written for
+    ("loss_history", "    losses.append(loss)\n", "\n", "one loss per step"),
+    ("activation_hook", "history.append(output.std())", "pass", "spread of each layer"),
+    ("trainer_class", "self.total_loss += loss\n", "\n", "summed over the epoch"),
+    ("running_loss", "running_loss = running_loss + loss\n", "running_loss = loss.item()\n", "summed over the epoch"),
+    # the graph kept in another container: one element, replaced every step (flat, but never the number)
+    ("loss_history", "losses.append(loss)", "losses[:] = [loss]", "with its graph"),
+    ("fit_state", "state.worst_residuals.append(residual.abs().max())",
+     "state.worst_residuals = [residual.abs().max()]", "with its graph"),
+    ("activation_hook", "history.append(output.std())", "history[:] = [output.std()]", "with its graph"),
+    # the cache deleted: each Jacobian the loss uses twice is computed twice
+    ("derivative_cache", "jacobians[key] = (y, torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)[0])\n"
+     "    return jacobians[key][1]", "return torch.autograd.grad(y, x, torch.ones_like(y), create_graph=True)[0]",
+     "computed once"),
+    # the leak's argument kept, its symptom cleared: create_graph=True still builds a graph of every gradient
+    ("input_gradient", "optimizer.step()\n", "optimizer.step()\n    points.grad = None\n", "create_graph=True"),
+    # a typo in the fix: the script's own error, with its line
+    ("loss_history", "losses.append(loss)", "losses.append(loss.itme())", "AttributeError"),
 ]
