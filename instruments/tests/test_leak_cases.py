@@ -33,7 +33,10 @@ def applied(text, remedy):
     if remedy.action == REGISTER_ONCE:
         line = next(line for line in text.splitlines(True) if remedy.old in line)
         return text.replace(line, "", 1) + "\n" + remedy.old + "\n"
-    return text.replace(remedy.old, remedy.new)
+    for old, new in remedy.edits:
+        assert text.count(old) == 1, f"the fix names a line that the script does not have once: {remedy}"
+        text = text.replace(old, new)
+    return text
 
 
 def fixed_by_the_report(tmp_path, name):

@@ -123,9 +123,8 @@ def test_grades_come_out_as_csv(graded):
 
 def run_graded(*sources):
     """Run cells (the first one locked, as an assignment's set-up) through the course's grading Execute."""
-    from traitlets.config import Config
-
     import grading
+    from traitlets.config import Config
 
     cells = [nbformat.v4.new_code_cell(s) for s in sources]
     cells[0].metadata["nbgrader"] = {"grade_id": "setup", "locked": True, "solution": False, "grade": False}

@@ -14,13 +14,15 @@ the next step reads it, a cache is cleared, a hook is registered once.
 'loss.backward()'
 >>> edit_line("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, "")
 'loss.backward(retain_graph=True)  # ∂²'
+>>> edit_line("loss.backward(retain_graph=True)  # else: backward through the graph a second time", NO_RETAIN_GRAPH, "")
+'loss.backward()  # else: backward through the graph a second time'
 >>> edit_line("σ_log.append(σ)", KEEP_NUMBER, "σ_log")
 'σ_log.append(σ.item())'
 """
 import ast
+import dataclasses
 import linecache
 import re
-from dataclasses import dataclass
 
 from .sites import source_location
 
@@ -29,16 +31,19 @@ __all__ = ["Remedy", "remedy", "edit_line", "container", "ACTIONS"]
 KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR = "keep a number", "detach the carried state", "clear it", "clear the cache"
 RESET = "reset it each step"
 NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK = "backward without create_graph", "register the hook once", "nothing", "look"
+NO_RETAIN_GRAPH = "backward without retain_graph"  # a second edit of DETACH_CARRIED, not a row's action
+_DROPPED = {NO_CREATE_GRAPH: "create_graph", NO_RETAIN_GRAPH: "retain_graph"}
 ACTIONS = (KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR, RESET, NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK)
 _APPEND = {"append", "appendleft", "add", "insert", "extend", "put"}
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Remedy:
     """A row's fix. ``action`` is one of :data:`ACTIONS`; ``target`` the holder as the code names it
     (``self.total_loss``); ``where`` the line to edit (``file, line L``), ``old`` its text and ``new`` what it should
     say (both empty when no line could be read); ``text`` the advice in words, which names the line but leaves the
-    edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests)."""
+    edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests); ``more``: the
+    other lines the fix changes, ``(where, old, new)`` each."""
 
     action: str
     target: str = ""
@@ -46,9 +51,16 @@ class Remedy:
     where: str = ""
     old: str = ""
     new: str = ""
+    more: tuple = ()
 
     def as_dict(self):
-        return {"action": self.action, "target": self.target, "where": self.where, "old": self.old, "new": self.new}
+        return {"action": self.action, "target": self.target, "where": self.where, "old": self.old, "new": self.new,
+                "more": [{"where": where, "old": old, "new": new} for where, old, new in self.more]}
+
+    @property
+    def edits(self):
+        """Every ``(old, new)`` line edit of the fix, in order (empty when no line could be read)."""
+        return [(self.old, self.new), *((old, new) for _, old, new in self.more)] if self.old else []
 
 
 def remedy(row, last, step_code, graph_grows):
@@ -111,9 +123,9 @@ def remedy(row, last, step_code, graph_grows):
             f"{path} chains each step's graph onto the last: start every .{attribute} again from its tensor at the start "
             "of each step (as MAML's inner loop does for each task)"))
     if graph_grows:
-        return _edited(DETACH_CARRIED, target, lines, name, (
+        return _without_retain_graph(_edited(DETACH_CARRIED, target, lines, name, (
             f"{path} carries each step's graph into the next: .detach() it where the next step reads it "
-            f"({target}.detach()), so backward stops at the step's start"))
+            f"({target}.detach()), so backward stops at the step's start")), step_code)
     return _at_start(RESET, f"{target} = None", target, step_code,
                      f"{path} keeps them across steps: reset it each step (or keep a number, .item(), instead)")
 
@@ -203,6 +215,26 @@ def _edited(action, target, lines, name, text):
     return Remedy(action, target, text)
 
 
+def _without_retain_graph(fix, step_code):
+    """A detached carried state also drops the step's one ``backward(retain_graph=True)``: a carried graph is why a
+    step needs it, and once backward runs through the step's own graph only, keeping that graph alive after backward
+    costs a step's graph every step. Left alone where the step calls backward or autograd.grad more than once (the
+    first of two backwards through one graph needs it)."""
+    found = []
+    for line in _lines_of(step_code):
+        text = linecache.getline(step_code.co_filename, line).strip()
+        calls = [call for node in _statements(text) for call in ast.walk(node) if isinstance(call, ast.Call)
+                 and _name_of(call.func) in ("backward", "grad")]
+        found += [(line, text, edit_line(text, NO_RETAIN_GRAPH, "")) for _ in calls]
+    if len(found) != 1 or found[0][2] is None or not fix.old:
+        return fix
+    line, old, new = found[0]
+    where = source_location(step_code, line)
+    return dataclasses.replace(fix, text=f"{fix.text}; then backward needs no retain_graph=True (at {where}): with "
+                                         "the carried graph detached, nothing runs backward through it again",
+                               more=((where, old, new),))
+
+
 def _at_start(action, statement, target, step_code, text):
     """Insert ``statement`` before the step's first line, at its indentation."""
     lines = _lines_of(step_code)
@@ -261,10 +293,10 @@ def edit_line(text, action, name, own=True):
     """``text`` (one line of source) with ``action`` applied to what it stores into ``name``; None when the line
     stores nothing there. ``own``: the line made the row's tensor, so any container it appends to is the one."""
     for node in _statements(text):
-        if action == NO_CREATE_GRAPH:
+        if action in _DROPPED:
             for call in ast.walk(node):
                 if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "backward":
-                    keyword = next((k for k in call.keywords if k.arg == "create_graph"), None)
+                    keyword = next((k for k in call.keywords if k.arg == _DROPPED[action]), None)
                     if keyword is not None:
                         return _drop_keyword(text, call, keyword)
             continue
