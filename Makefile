@@ -3,7 +3,7 @@
 #   make test  set everything up, then run the whole test suite (what .ci/run and .github/workflows call)
 # More:
 #   make test TORCH=2.14.1   the same suite on another torch, in its own environment (.venv-torch-2.14.1)
-#   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser (about a minute)
+#   make test-fast           the inner loop: unit tests and doctests, no notebooks, no browser, no test that starts a Python
 #   make fresh NOTEBOOK=01_graph_lifecycle   a fresh copy of one notebook in my_notebooks/ (the old one is kept)
 #   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept, each live section's minutes in
 #                            its notes), projector-readable slides, plots and gauges

@@ -34,3 +34,13 @@ def _fast_tests_start_no_python(request, monkeypatch):
         popen(self, args, *more, **options)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", refuse_python)
+
+
+def pytest_configure(config):
+    """A pytest-xdist worker (``make test``, ``make test-fast``: one per core) computes with one torch thread: the
+    workers fill the cores, and more threads than cores make torch's threads wait on each other (on 2 busy cores a
+    checker's test took 14 times as long)."""
+    if hasattr(config, "workerinput"):
+        import torch
+
+        torch.set_num_threads(1)

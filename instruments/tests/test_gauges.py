@@ -288,10 +288,9 @@ def test_gauges_shown_twice_by_one_cell_run_get_numbered_titles(monkeypatch):
     class Shell:
         execution_count = 7
 
+    IPython = pytest.importorskip("IPython", reason="a kernel's shell")
     monkeypatch.setattr(gauges, "_in_kernel", lambda: True)
     monkeypatch.setattr(gauges, "_titles_shown", {})
-    import IPython
-
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
     assert [gauges._unique_title("keeps x") for _ in range(3)] == ["keeps x", "keeps x (2)", "keeps x (3)"]
     Shell.execution_count = 8

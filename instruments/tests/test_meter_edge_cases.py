@@ -234,6 +234,7 @@ def test_an_interrupt_anywhere_in_the_bookkeeping_leaves_the_counts_right(start,
 
 # ---------------------------------------------------------------- 13, 14, 15. compile, torch.func, double exit
 
+@pytest.mark.slow  # torch.compile imports dynamo: seconds
 def test_torch_compile_under_live_tensors_warns_that_it_runs_eagerly():
     compiled = torch.compile(lambda t: t.exp() + 1)
     with pytest.warns(UserWarning, match="torch.compile runs eagerly"):
