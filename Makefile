@@ -75,6 +75,7 @@ $(CLASS_STAMP): $(STAMP) deploy/package-lock.json
 	for e in formgrader validate_assignment assignment_list course_list; do \
 	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null 2>&1; done
 	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader @jupyter-notebook/lab-extension >/dev/null 2>&1
+	@bash tools/system_deps.sh npm
 	cd deploy && npm ci --no-audit --no-fund --silent
 	touch $(CLASS_STAMP)
 

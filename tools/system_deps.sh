@@ -5,8 +5,9 @@
 #   bash tools/system_deps.sh chromium   -> /usr/bin/chromium (the browser test of the live gauge)
 #   bash tools/system_deps.sh make       -> make (runs the two commands; .ci/run asks for it on bare images)
 #   bash tools/system_deps.sh venv       -> python3's venv with ensurepip (Debian ships it as python3-venv)
+#   bash tools/system_deps.sh npm        -> npm (installs configurable-http-proxy for `make hub` and `make test-class`)
 set -u
-what=${1:?usage: system_deps.sh graphviz|chromium|make|venv}
+what=${1:?usage: system_deps.sh graphviz|chromium|make|venv|npm}
 case "$what" in
   graphviz) present="command -v dot"; package=graphviz;
             hint="Debian/Ubuntu: sudo apt-get install graphviz | macOS: brew install graphviz | conda: conda install -c conda-forge graphviz" ;;
@@ -15,6 +16,7 @@ case "$what" in
   make)     present="command -v make"; package=make; hint="Debian/Ubuntu: sudo apt-get install make" ;;
   venv)     present="python3 -c 'import ensurepip, venv'"; package=python3-venv;
             hint="Debian/Ubuntu: sudo apt-get install python3-venv" ;;
+  npm)      present="command -v npm"; package=npm; hint="Debian/Ubuntu: sudo apt-get install npm (only a class's hub needs it)" ;;
   *) echo "system_deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 
