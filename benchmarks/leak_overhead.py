@@ -13,9 +13,9 @@ The **fixed part** is what a call costs whatever its steps (entering the meters,
 the collections). Most of it is the search for holders, which walks what the caller's names reach, up to its cap
 (``max_objects``): it is measured twice, from this script's few names and from a namespace that reaches more objects
 than the cap (a notebook full of data: the worst case). The **per-step part** is set against the same step under an
-*empty* ``TorchDispatchMode`` (it only forwards each op: the floor of any Python-level meter) and against the plain step. Interleaved rounds; for each
-quantity the median over rounds. On the CPU, one thread and CPU seconds of this process; on CUDA, wall seconds with
-the device synchronised before each reading (``torch.cuda.synchronize``).
+*empty* ``TorchDispatchMode`` (it only forwards each op: the floor of any Python-level meter) and against the plain
+step. Interleaved rounds; for each quantity the median over rounds. On the CPU, one thread and CPU seconds of this
+process; on CUDA, wall seconds with the device synchronised before each reading (``torch.cuda.synchronize``).
 
 Targets: the per-step part within 1.5x the empty mode's step, the fixed part under 0.2 s.
 """

@@ -69,7 +69,8 @@ class Sizing:
         notebooks, p = data["notebooks"], data["provenance"]
         return cls({k: v["peak_rss_bytes"] for k, v in notebooks.items()}, {k: v["seconds"] for k, v in notebooks.items()},
                    p["cores_used"], data["budget"]["seconds"],
-                   f"`{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}` ({p['command']}, {p['date'][:10]}, torch {p['torch']}, "
+                   f"`{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}` ({p['command']}, {p['date'][:10]}, "
+                   f"torch {p['torch']}, "
                    f"{p['cores_used']} of {p['machine_cores']} cores)")
 
     @property

@@ -26,7 +26,7 @@ for every ``nbNN_<notebook>.py`` in this folder, listed in ``NOTEBOOK_CHECKERS``
 >>> check_double(lambda x: x.double())                  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-course_utils.checks.ExerciseFailed: [FAIL] Double it: running your answer raised AttributeError: 'int' object has no attribute 'double'
+course_utils.checks.ExerciseFailed: [FAIL] Double it: running your answer raised AttributeError: 'int' object has no ...
   at <doctest ...>, line 1: check_double(lambda x: x.double())...
 """
 import functools
@@ -164,8 +164,8 @@ def explain_error(error: BaseException, errors: Optional[dict] = None) -> str:
     >>> try:
     ...     torch.ones(2, requires_grad=True).exp().backward()
     ... except RuntimeError as error:
-    ...     print(explain_error(error).splitlines()[-1])
-    backward() and autograd.grad start from one number: for a tensor of many, pass grad_outputs=torch.ones_like(u) (or differentiate u.sum(), which is the same)
+    ...     print(explain_error(error).splitlines()[-1])  # doctest: +ELLIPSIS
+    backward() and autograd.grad start from one number: for a tensor of many, pass grad_outputs=torch.ones_like(u) ...
     """
     text = str(error).strip().splitlines()
     first = text[0].split(". ")[0] if text else ""  # torch's advice after its first sentence is not this course's

@@ -75,7 +75,8 @@ def check_window(largest_window, budgets=None):
     law passes at all four."""
     field, x0, targets = euler_problem()
     if budgets is None:
-        peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, (*EXACT_WINDOWS, TIGHT_WINDOW)).items()}
+        measured = window_tradeoff(field, x0, targets, DT, (*EXACT_WINDOWS, TIGHT_WINDOW))
+        peaks = {k: peak for k, (peak, _cosine) in measured.items()}
         budgets = (WINDOW_BUDGET, peaks[EXACT_WINDOWS[0]], peaks[TIGHT_WINDOW] - 1, peaks[EXACT_WINDOWS[1]])
     answers = []
     for budget in budgets:

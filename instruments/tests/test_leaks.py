@@ -170,7 +170,8 @@ def test_the_report_reads_as_a_table():
     text, page = str(report), report._repr_html_()
     assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
     assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
-                                      "      kept by kept[-1]", "      fix: kept gains entries every step: clear it at the start of each "
+                                      "      kept by kept[-1]",
+                                      "      fix: kept gains entries every step: clear it at the start of each "
                                       "step, or keep a number or a smaller summary in it (.detach() keeps the same bytes)"], text
     assert "<table>" in page and "kept.append(torch.ones(N))" in page
     with pytest.raises(NotFlatError, match=r"kept.append\(torch.ones\(N\)\)"):

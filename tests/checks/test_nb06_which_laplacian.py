@@ -98,10 +98,13 @@ WRONG = [
     # the answer that is right at one budget, typed in
     ("check_chunk_size", "budget", lambda m: m.check_chunk_size(lambda model, points, budget: 128)),
     ("check_chunk_size", "saved", lambda m: m.check_chunk_size(
-        _largest_by(lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[1]))),
+        _largest_by(lambda laplacians, model, points, size:
+                    laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[1]))),
     ("check_chunk_size", "not another Laplacian's", lambda m: m.check_chunk_size(
-        _largest_by(lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_forward, size)[0]))),
+        _largest_by(lambda laplacians, model, points, size:
+                    laplacians.step_memory(model, points, laplacians.laplacian_forward, size)[0]))),
     # one measurement scaled: the peak is not proportional to the chunk (the parameters, their .grad, the step's own)
     ("check_chunk_size", "proportional", lambda m: m.check_chunk_size(_largest_by(
-        lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_nested, 1024)[0] * size // 1024))),
+        lambda laplacians, model, points, size:
+        laplacians.step_memory(model, points, laplacians.laplacian_nested, 1024)[0] * size // 1024))),
 ]
