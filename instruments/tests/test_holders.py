@@ -477,3 +477,19 @@ def test_a_class_the_search_met_can_die_with_what_its_body_keeps():
     del keeper, Keeper, found
     gc.collect()
     assert kept() is None, "a cache of the search kept the class alive"
+
+
+def test_a_notebook_full_of_data_does_not_hide_the_holder_behind_the_search_cap():
+    records = [{"id": [i]} for i in range(60_000)]  # more plain data than the search visits: named first, searched first
+    history = []
+    report = find_leaks(lambda: history.append(torch.ones(10) * 2))
+    assert len(records) == 60_000
+    assert report.top.holder == "history[-1]", report
+
+
+def test_a_tensor_among_plain_data_is_still_found_at_its_path():
+    records = [{"id": i, "tags": ["a"]} for i in range(1000)]
+    weight = torch.ones(3)
+    records[700]["weight"] = weight
+    found = search([Root("records", records)])
+    assert found.storages[id(weight.untyped_storage())] == "records[-300]['weight']"

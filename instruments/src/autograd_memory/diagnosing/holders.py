@@ -22,6 +22,7 @@ when it stopped there. It keeps no reference to what it visited once it returns 
 """
 import collections
 import functools
+import gc
 import os
 import site
 import sys
@@ -145,17 +146,9 @@ def _searched(value):
     (It runs for every edge the search meets: the answer depends only on the type, so it is kept per type; a module
     or a class is searched when it is the learner's own, asked once per module or class.)"""
     kind = type(value)
-    known = _library_types.get(kind)  # installed code's types never die: held, one dict lookup
-    if known is None:
-        entry = _learners_types.get(id(kind))
-        if entry is not None and entry[1]() is kind:
-            known = entry[0]
-        else:
-            known = _searched_type(kind)
-            if _learners_class(kind):
-                _remember(_learners_types, kind, known)
-            elif len(_library_types) < 10_000:
-                _library_types[kind] = known
+    known = _library_types.get(kind) or _searching.get(kind)  # one dict lookup for installed code's types (they
+    if known is None:                                             # never die), two for the learner's while searching
+        known = _searching[kind] = _type_searched(kind)
     if known is _PER_OBJECT:
         answer = _modules_searched.get(id(value))
         if answer is None or answer[1]() is not value:
@@ -163,6 +156,58 @@ def _searched(value):
             answer = _remember(_modules_searched, value, learners)
         return answer[0]
     return known
+
+
+def _type_searched(kind):
+    """Whether objects of ``kind`` are searched: True, False, or ``_PER_OBJECT`` (modules and classes), kept per type."""
+    known = _library_types.get(kind)
+    if known is not None:
+        return known
+    entry = _learners_types.get(id(kind))
+    if entry is not None and entry[1]() is kind:
+        return entry[0]
+    known = _searched_type(kind)
+    if _learners_class(kind):
+        _remember(_learners_types, kind, known)
+    elif len(_library_types) < 10_000:
+        _library_types[kind] = known
+    return known
+
+
+_PLAIN = frozenset({list, tuple, dict, set, frozenset})  # plain data containers: what they hold is read in bulk
+_CHUNK = 256  # items of a large container checked together by _plain_data
+
+
+def _plain_data(objects, depth=8):
+    """True when nothing in ``objects``, nor in what they hold, is searched: lists, tuples, dicts and sets of leaves
+    (numbers, strings, objects of skipped libraries), nested at most ``depth`` levels. It reads a level at a time with
+    ``gc.get_referents`` and looks at each type once, not at each object: a notebook's data (a list of a million
+    records as dicts of numbers) costs the search milliseconds instead of a visit per object. False when unsure.
+
+    >>> _plain_data([{"id": i, "tags": ["a", "b"], "xy": (1.0, 2.0)} for i in range(1000)])
+    True
+    >>> import torch
+    >>> _plain_data([{"id": 1}, {"weights": [torch.ones(2)]}])
+    False
+    """
+    level = objects
+    for _ in range(depth):
+        if not level:
+            return True
+        for kind in set(map(type, level)):
+            if kind not in _PLAIN and _type_searched(kind) is not False:
+                return False
+        level = gc.get_referents(*level)  # leaves hold nothing; a skipped library's object shows its parts: unsure
+    return not level
+
+
+def _unplain(items):
+    """``enumerate(items)`` less the runs of :func:`_plain_data` in a long sequence (checked ``_CHUNK`` at a time)."""
+    starts = range(0, len(items), _CHUNK) if len(items) >= _CHUNK else ()
+    kept = [start for start in starts if not _plain_data(items[start:start + _CHUNK])]
+    if len(kept) == len(starts):  # no run of plain data: every item, as it comes
+        return enumerate(items)
+    return [pair for start in kept for pair in enumerate(items[start:start + _CHUNK], start)]
 
 
 def _remember(cache, key, answer):
@@ -178,6 +223,7 @@ _PER_OBJECT = "per object"  # modules and classes: whether they are the learner'
 _library_types = {}  # type -> _searched_type(type), for types of installed code
 _learners_types = {}  # id(type) -> (_searched_type(type), a weak reference to it), for the learner's own classes
 _modules_searched = {}  # id(module or class) -> (whether it is searched, a weak reference to it)
+_searching = {}  # type -> whether searched, for the learner's types too, while a search runs (emptied after: it holds them)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
@@ -243,15 +289,15 @@ def _children(value):
     # floats) cost no edge text
     if isinstance(value, (list, collections.deque)):
         n = len(value)
-        return [(f"[{i - n}]", item, "item") for i, item in enumerate(list(value)) if _searched(item)]
+        return [(f"[{i - n}]", item, "item") for i, item in _unplain(list(value)) if _searched(item)]
     if isinstance(value, tuple):
         fields = getattr(type(value), "_fields", None)  # a NamedTuple: by its field names (ctx.metrics)
         if isinstance(fields, tuple) and len(fields) == len(value):
             return [(f".{name}", item, "attr") for name, item in zip(fields, value) if _searched(item)]
-        return [(f"[{i}]", item, "item") for i, item in enumerate(value) if _searched(item)]
+        return [(f"[{i}]", item, "item") for i, item in _unplain(value) if _searched(item)]
     if isinstance(value, dict):
         children = []
-        for key, item in list(value.items()):
+        for _, (key, item) in _unplain(list(value.items())):
             if _searched(item):
                 children.append((f"[{_key_text(key)}]", item, "item"))
             if type(key) not in _KEY_LEAVES and _searched(key):
@@ -266,7 +312,7 @@ def _children(value):
             (f" -> {name} (a variable of the generator {value.__name__}())", item, "closure")
             for name, item in frame_locals(frame).items() if _searched(item)]
     if isinstance(value, (set, frozenset)):
-        return [(" (an element)", item, "item") for item in list(value)]
+        return [(" (an element)", item, "item") for _, item in _unplain(list(value))]
     if isinstance(value, types.FunctionType):
         return [(f" -> {name} (a variable of {value.__name__}'s closure)", cell.cell_contents, "closure")
                 for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()) if _full(cell)]
@@ -351,6 +397,10 @@ def _module_children(module):
     return children + _class_data(module, module.__dict__)
 
 
+_ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.optim.Optimizer, "optimizer"),
+          (_LRU_CACHE, "cache"), (collections.deque, "deque"))  # what the search does more with than read its contents
+
+
 class _Search:
     def __init__(self, max_objects, max_nodes, saved):
         self.saved = saved
@@ -361,11 +411,18 @@ class _Search:
         self.max_objects, self.max_nodes = max_objects, max_nodes
 
     def run(self, roots):
+        try:
+            return self._run(roots)
+        finally:
+            self.keep.clear()
+            _searching.clear()
+
+    def _run(self, roots):
         queue = collections.deque()  # only what is searched enters it: leaves never cost a path string
         for root in roots:
             if _searched(root.value):
                 queue.append((root.name, root.value, root.name, root.note, False, False))
-        found, seen = self.found, self.seen
+        found, seen, roles = self.found, self.seen, {}  # roles: type -> its entry's name in _ROLES, "" for none
         while queue:
             path, value, key, note, through_grad, pinned = queue.popleft()
             if id(value) in seen:
@@ -376,17 +433,20 @@ class _Search:
             seen.add(id(value))
             self.keep.append(value)  # ids stay unique while the search runs
             found.visited += 1
-            if isinstance(value, torch.Tensor):
+            role = roles.get(type(value))
+            if role is None:
+                role = roles[type(value)] = next((name for base, name in _ROLES if issubclass(type(value), base)), "")
+            if role == "tensor":
                 self.tensor(value, path, key, note, through_grad, pinned, queue)
                 continue
-            if isinstance(value, torch.autograd.graph.Node):
+            if role == "node":
                 self.graph([value], path, key, note)
                 continue
-            if isinstance(value, torch.optim.Optimizer) and key == path and not _learners_class(type(value)):
+            if role == "optimizer" and key == path and not _learners_class(type(value)):
                 found.optimizer_states.add(path + ".state")  # a library's optimizer: its settings bound its state
-            if isinstance(value, _LRU_CACHE):
+            elif role == "cache":
                 found.caches[path] = value.cache_info().currsize
-            elif isinstance(value, collections.deque) and value.maxlen is not None:
+            elif role == "deque" and value.maxlen is not None:
                 found.windows[path] = value.maxlen
             try:
                 children = _children(value)
@@ -408,7 +468,6 @@ class _Search:
                     queue.append((path + edge, child, path + edge, note, through_grad, False))
                 else:
                     queue.append((path + edge, child, key, note, through_grad, False))
-        self.keep.clear()
         return found
 
     def holder(self, key, path, note, through_grad):
