@@ -8,7 +8,8 @@ import pytest
 
 TEXT = (".py", ".md", ".toml", ".json", ".yml", ".yaml", ".ipynb", ".cfg", ".sh", ".txt", ".css", ".html", "Makefile", "run")
 # A home or work folder of someone's machine (work, home, Users or root at the top of a path)
-DEVELOPER_PATH = re.compile(r"(?<![\w.~-])/(?:work|home|Users|root)/[\w.-]")
+# /home/jovyan is no one's machine: it is the student's home inside the Jupyter images a hub runs
+DEVELOPER_PATH = re.compile(r"(?<![\w.~-])/(?:work|home(?!/jovyan\b)|Users|root)/[\w.-]")
 # The project's own process: an issue's number, a review round, a ticket's number (not `--rounds N`, not a colour)
 HISTORY = re.compile(r"\b[Ii]ssues? \d|(?<![\w-])[Rr]ounds? \d|(?:^|[\s(])#\d{2,}\b(?![0-9a-fA-F])(?!\s*[;}])")
 SELF = "tests/test_docs.py"  # names the patterns it looks for
