@@ -200,11 +200,14 @@ class LeakReport(ShowsAsText):
 
     def _repr_html_(self):
         def cells(rows):
+            # a holder's rows share one fix: the table says it once, and "the same fix" under it
+            fixes = [r.fix if i == 0 or r.fix != rows[i - 1].fix else "the same fix as the row above"
+                     for i, r in enumerate(rows)]
             return "".join(
                 f"<tr><td style='text-align:left'>{html.escape(r.grows())}{html.escape(f' ({r.bounded})' if r.bounded else '')}"
                 f"</td><td style='text-align:left'>{html.escape(r.made())}</td>"
                 f"<td style='text-align:left'><code>{html.escape(r.holder)}</code></td>"
-                f"<td style='text-align:left'>{html.escape(r.fix)}</td></tr>" for r in rows)
+                f"<td style='text-align:left'>{html.escape(fix)}</td></tr>" for r, fix in zip(rows, fixes))
         large = display_settings.is_large()  # a slide: the largest rows, at the slide's text size
         rows, bounded = self.rows, self.bounded
         if large:
