@@ -123,6 +123,9 @@ TORCH_ERRORS = (
      "a value you use is None: a .grad that no backward() reached (a tensor that does not require grad, or one the "
      "loss does not depend on), or an autograd.grad with allow_unused=True for an input the output does not depend on, "
      "or a function that returns nothing"),
+    *((found, "your answer ran out of memory: the allocator can't allocate memory for it (a memory limit, or a tensor "
+               "kept every step): keep numbers, not tensors, and make no more than the exercise needs")
+      for found in ("can't allocate memory", "alloc_cpu.cpp", "out of memory")),
     ("Expected all tensors to be on the same device",
      "the tensors of one operation must be on one device: move them with .to(device)"),
 )
