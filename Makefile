@@ -13,6 +13,7 @@
 #                            decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, every notebook on CUDA (PYTHON=python3: no venv)
+#   make generate            contributors: write every generated file from course.toml and the notebooks (python -m tools build)
 #   make hooks               contributors: strip notebook outputs before every commit (pre-commit + nbstripout)
 # All are fast when nothing changed: an environment is rebuilt only when a pyproject.toml is newer.
 # The course (course_utils/) and its instruments (instruments/, the autograd-memory package) install together, editable.
@@ -46,7 +47,7 @@ AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 # cores); Python compiles the few a run imports on first use instead (import torch: +6 s once).
 PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
 
-.PHONY: setup lab present slides site test test-torch test-fast gpu-check fresh hooks check clean
+.PHONY: setup lab present slides site test test-torch test-fast gpu-check fresh generate hooks check clean
 
 $(STAMP): pyproject.toml instruments/pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
@@ -63,7 +64,7 @@ setup: $(STAMP)
 	@bash tools/system_deps.sh graphviz
 
 lab: setup
-	$(BIN)/python tools/my_notebooks.py
+	$(BIN)/python -m tools.my_notebooks
 	$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" my_notebooks/00_start_here.ipynb
 
 # The lecture: the lecture edition (speaker notes included: RISE's speaker view, key T; each live section's minutes in its notes)
@@ -73,16 +74,16 @@ lab: setup
 # the notebooks' folder (tools/rise.css: text >= 24 px) and its settings from tools/jupyterlab_overrides.json (scroll on);
 # tools/labextensions/ patches its speaker view (key T).
 present: setup
-	$(BIN)/python tools/my_notebooks.py $(if $(CONDENSE),--condensed,--lecture)
+	$(BIN)/python -m tools.my_notebooks $(if $(CONDENSE),--condensed,--lecture)
 	cp tools/rise.css $(LECTURE_DIR)/rise.css
 	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" \
 	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" $(LECTURE_DIR)/00_start_here.ipynb
 
 slides: setup
-	$(BIN)/python tools/handouts.py slides $(if $(CONDENSE),--condensed)
+	$(BIN)/python -m tools.handouts slides $(if $(CONDENSE),--condensed)
 
 site: setup
-	$(BIN)/python tools/handouts.py site
+	$(BIN)/python -m tools.handouts site
 
 test: setup
 	@bash tools/system_deps.sh chromium
@@ -103,7 +104,12 @@ gpu-check:
 	$(GPU_PYTHON) tools/gpu_check.py
 
 fresh: setup
-	$(BIN)/python tools/my_notebooks.py --fresh "$(NOTEBOOK)"
+	$(BIN)/python -m tools.my_notebooks --fresh "$(NOTEBOOK)"
+
+# Every generated file (learner/, the README's and the guide's blocks, setup cells, Time lines, the sheets), from
+# course.toml and the notebooks, in dependency order (tools/targets.py); `python -m tools check` lists what is stale.
+generate: setup
+	$(BIN)/python -m tools build
 
 hooks: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,dev]" "torch==$(TORCH)"

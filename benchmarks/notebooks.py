@@ -2,11 +2,13 @@
 
     python benchmarks/notebooks.py [notebooks/01_graph_lifecycle.ipynb ...]
     python benchmarks/notebooks.py --json data/notebooks_cpu.json      also record them, with provenance
+    python benchmarks/notebooks.py --json data/notebooks_cpu.json --add    only the notebooks the record lacks, each
+                                                                         with its own provenance (`make generate` runs it)
 
 The course promises each notebook runs in under 60 s on 2 CPU cores with at most 2 GB peak
 RSS. Timing belongs here, not in the tests: this script prints the figures and marks any over budget.
 ``--json`` writes what it measured (seconds and peak RSS per notebook, the date, the machine's cores and load,
-torch's version, the command) for the instructor guide (``tools/instructor_guide.py``) to read.
+torch's version, the command) for the instructor guide (``tools/reading_model.py``) to read.
 """
 import argparse
 import datetime
@@ -18,6 +20,7 @@ import platform
 import re
 import sys
 import time
+import tomllib
 
 import nbformat
 from nbclient import NotebookClient
@@ -67,10 +70,17 @@ def provenance(cores, load_before, argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="*", help="notebooks to run (default: all of notebooks/)")
+    parser.add_argument("paths", nargs="*", help="notebooks to run (default: every one course.toml lists)")
     parser.add_argument("--json", type=pathlib.Path, help="also write the figures, with provenance, to this file")
+    parser.add_argument("--add", action="store_true", help="with --json: run only the notebooks it lacks, and add them")
     args = parser.parse_args(argv)
-    paths = [pathlib.Path(p) for p in args.paths] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    course = tomllib.loads((ROOT / "course.toml").read_text())  # the course's notebooks, as it declares them
+    paths = [pathlib.Path(p) for p in args.paths] or [ROOT / "notebooks" / entry["file"] for entry in course["notebooks"]]
+    if args.add:
+        if not args.json:
+            parser.error("--add goes with --json")
+        old = json.loads(args.json.read_text())
+        paths = [path for path in paths if path.stem not in old["notebooks"]]
     over, measured = 0, {}
     load_before = os.getloadavg()[0]
     cores = pin_to_cores(CORES)
@@ -82,7 +92,12 @@ def main(argv=None):
         over += bool(flag)
         measured[path.stem] = {"seconds": round(seconds, 1), "peak_rss_bytes": rss}
         print(f"{path.name:<34}{seconds:9.1f}{SECONDS:8d}{rss / 1e9:9.2f} GB{flag}")
-    if args.json:
+    if args.json and args.add:
+        where = provenance(cores, load_before, argv)
+        old["notebooks"].update({name: {**figures, "provenance": where} for name, figures in measured.items()})
+        args.json.write_text(json.dumps(old, indent=2) + "\n")
+        print(f"added to {args.json}: {', '.join(measured) or 'nothing, it has every notebook'}")
+    elif args.json:
         record = {"provenance": provenance(cores, load_before, argv),
                   "budget": {"seconds": SECONDS, "peak_rss_bytes": int(MAX_RSS)}, "notebooks": measured}
         args.json.write_text(json.dumps(record, indent=2) + "\n")

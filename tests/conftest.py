@@ -16,7 +16,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # so that each test's collection scans only what tests made.
 gc.collect()
 gc.freeze()
-sys.path.insert(0, str(ROOT / "tools"))  # the tests import the course's tools (setup_cell, my_notebooks, ...)
 
 # The browser tests' own notebooks are fixtures: the browser tests run their cells in JupyterLab (nbval need not too).
 collect_ignore_glob = ["browser/*.ipynb"]
@@ -29,8 +28,8 @@ def pytest_configure(config):
     """nbval's run of each notebook is also the handouts' executed copy (tools/executed.py's FromNbval): one
     execution per notebook in `make test`. The session's start is shared with pytest-xdist's workers. Each notebook
     cell's output must read at a glance (tools/output_length.py's OutputLength)."""
-    import executed
-    import output_length
+    from tools import executed
+    from tools import output_length
 
     if not hasattr(config, "workerinput"):
         os.environ.setdefault(executed.SESSION, str(time.time()))

@@ -8,24 +8,16 @@ import subprocess
 import nbformat
 import pytest
 
-import editions
-import handouts
-import lecture_edition
-import my_notebooks
-import setup_cell
+from tools import editions, handouts, lecture_edition, my_notebooks, setup_cell
+from tools.course import load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = load().paths
 
 
 def _notes(nb):
     return [cell for cell in nb.cells if editions.is_speaker_notes(cell)]
-
-
-def test_learner_folder_is_what_the_generator_makes(root):
-    assert editions.stale(root / "notebooks", root / "learner") == [], (
-        "learner/ differs from notebooks/: run `python tools/editions.py --write` (never edit learner/ by hand)")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -53,8 +45,8 @@ def test_make_lab_copies_the_learners_edition_and_make_present_the_lecture_editi
             "the lecturer's copy keeps the speaker notes, and adds only the lecture path's minutes to them")
     dry_run = {target: subprocess.run(["make", "-n", target, "PYTHON=true"], cwd=root, capture_output=True, text=True).stdout
                for target in ("lab", "present")}
-    assert "tools/my_notebooks.py\n" in dry_run["lab"] and " my_notebooks/00_start_here.ipynb" in dry_run["lab"]
-    assert "tools/my_notebooks.py --lecture" in dry_run["present"] and " lecture_notebooks/" in dry_run["present"], (
+    assert "tools.my_notebooks\n" in dry_run["lab"] and " my_notebooks/00_start_here.ipynb" in dry_run["lab"]
+    assert "tools.my_notebooks --lecture" in dry_run["present"] and " lecture_notebooks/" in dry_run["present"], (
         "`make present` serves the lecture edition")
 
 
@@ -63,7 +55,7 @@ def test_colab_and_binder_links_open_the_learners_edition(root):
     links = re.findall(r"\((https://(?:colab\.research\.google\.com|mybinder\.org)/[^)]*\.ipynb)\)", readme)
     assert links
     for path in NOTEBOOKS:
-        assert setup_cell.colab_url(path.name, root) in readme, f"the README's Colab link to {path.name}"
+        assert setup_cell.colab_url(load(root), path.name) in readme, f"the README's Colab link to {path.name}"
     opened = [re.search(r"(?:blob/main/|tree/)(.*\.ipynb)$", url)[1] for url in links]
     assert all(name.startswith("learner/") and (root / name).exists() for name in opened), opened
 

@@ -3,7 +3,7 @@ import re
 
 import yaml
 
-from project import pinned_torch, pyproject, requirement_name, torch_requirement
+from tools.project import pinned_torch, pyproject, requirement_name, torch_requirement
 
 # pip name -> conda-forge name, where they differ
 CONDA_NAME = {"torch": "pytorch", "graphviz": "python-graphviz"}

@@ -8,9 +8,8 @@ import time
 import nbformat
 import pytest
 
-import executed
-
-
+from tools import executed
+from tools.course import load
 
 
 @pytest.mark.slow
@@ -22,8 +21,8 @@ def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tm
                    tmp_path / "01_bad.ipynb")
     (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
         import pathlib, sys
-        sys.path.insert(0, {str(root / 'tools')!r})
-        import executed
+        sys.path.insert(0, {str(root)!r})
+        from tools import executed
 
         def pytest_configure(config):
             config.pluginmanager.register(executed.FromNbval(build=pathlib.Path({str(tmp_path / 'build')!r})))
@@ -57,7 +56,7 @@ def test_every_notebook_reaches_a_worker_before_the_handout_test_that_waits_for_
     """--dist loadscope hands out modules largest first: a notebook with fewer cells than test_handouts.py has tests
     could be handed out after it, and the handout test would wait for it (up to its timeout) instead of running."""
     handout_tests = (root / "tests" / "browser" / "test_handouts.py").read_text().count("\ndef test_")
-    small = {notebook.name: count for notebook in executed.NOTEBOOKS
+    small = {notebook.name: count for notebook in load(root).paths
              if (count := len([c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]))
              <= handout_tests}
     assert not small, f"notebooks with no more code cells than test_handouts.py's {handout_tests} tests: {small}"

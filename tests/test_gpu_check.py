@@ -5,7 +5,7 @@ import sys
 import pytest
 import torch
 
-import gpu_check
+from tools import gpu_check
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here: `make gpu-check` runs for real")
 

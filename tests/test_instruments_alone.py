@@ -17,7 +17,7 @@ from importlib import metadata
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from project import pyproject
+from tools.project import pyproject
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 

@@ -1,5 +1,6 @@
-"""The layout a newcomer relies on: CONTRIBUTING.md's map lists every module of both packages (the course,
-course_utils/, and the instruments, instruments/src/autograd_memory/), and each module lists its public names.
+"""The layout a newcomer relies on: docs/architecture.md's map lists every module of the three packages (the course,
+course_utils/, the instruments, instruments/src/autograd_memory/, and the build tools, tools/), and each module of the
+two libraries lists its public names.
 
 A row named ``checks/nbNN_<notebook>.py`` stands for every notebook's module of that folder: each must be named for a
 notebook in notebooks/ and have the tests the row names, read with its own name (``tests/checks/test_nbNN_<notebook>.py``
@@ -12,18 +13,18 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 
-PACKAGES = {"course_utils": ROOT / "course_utils", "autograd_memory": ROOT / "instruments" / "src" / "autograd_memory"}
+PACKAGES = {"course_utils": ROOT / "course_utils", "autograd_memory": ROOT / "instruments" / "src" / "autograd_memory",
+            "tools": ROOT / "tools"}
 MODULES = [(package, path.relative_to(folder).as_posix())
            for package, folder in PACKAGES.items() for path in sorted(folder.rglob("*.py"))]
+LIBRARIES = ("course_utils", "autograd_memory")  # imported by others, so each module says what it exports
 
 
 def architecture_map(package):
-    """``{module path: its row}`` from the table under CONTRIBUTING.md's "## Architecture" headed ``### `package```."""
-    text = (ROOT / "CONTRIBUTING.md").read_text()
-    assert "\n## Architecture\n" in text, "CONTRIBUTING.md needs its '## Architecture' section"
-    section = text.split("\n## Architecture\n", 1)[1].split("\n## ", 1)[0]
-    tables = {re.match(r"`(\w+)`", part).group(1): part for part in section.split("\n### ")[1:]}
-    assert package in tables, f"CONTRIBUTING.md's architecture map needs a '### `{package}` ...' table"
+    """``{module path: its row}`` from docs/architecture.md's table headed ``### `package```."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    tables = {re.match(r"`(\w+)`", part).group(1): part for part in text.split("\n### ")[1:]}
+    assert package in tables, f"docs/architecture.md needs a '### `{package}` ...' table"
     return {re.match(r"\| `([^`]+)`", line).group(1): line
             for line in tables[package].splitlines() if line.startswith("| `")}
 
@@ -52,7 +53,7 @@ def test_the_map_lists_every_module_and_only_modules(package):
         module not in rows and row_of(package, module) is not None and module.startswith(row.split(NOTEBOOK_ROW)[0])
         for module in modules))
     assert not (unmapped or stale or standing_for_none), (
-        f"add to CONTRIBUTING.md's map of {package}: {unmapped}; listed but not in {package}: {stale}; "
+        f"add to docs/architecture.md's map of {package}: {unmapped}; listed but not in {package}: {stale}; "
         f"notebook rows that stand for no module: {standing_for_none}")
 
 
@@ -67,7 +68,7 @@ def test_the_map_names_tests_that_exist(package, module):
     assert not missing, f"{package}/{module}: the map names tests that do not exist: {missing}"
 
 
-@pytest.mark.parametrize("package, module", MODULES)
+@pytest.mark.parametrize("package, module", [(package, module) for package, module in MODULES if package in LIBRARIES])
 def test_every_module_lists_its_public_names(package, module):
     parts = [package, *module.removesuffix(".py").split("/")]
     loaded = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
@@ -83,7 +84,7 @@ def test_each_notebooks_module_is_named_for_a_notebook(package, module):
     assert notebook.exists(), f"{package}/{module} is named for no notebook: {notebook.relative_to(ROOT)} is missing"
 
 
-def test_the_readme_lists_every_benchmark():
-    listed = set(re.findall(r"`python benchmarks/(\w+)\.py", (ROOT / "README.md").read_text()))
+def test_the_layout_page_lists_every_benchmark():
+    listed = set(re.findall(r"`python benchmarks/(\w+)\.py", (ROOT / "docs" / "layout.md").read_text()))
     present = {path.stem for path in (ROOT / "benchmarks").glob("*.py")}
-    assert listed == present, f"README's benchmarks: add {sorted(present - listed)}; gone: {sorted(listed - present)}"
+    assert listed == present, f"docs/layout.md's benchmarks: add {sorted(present - listed)}; gone: {sorted(listed - present)}"

@@ -1,4 +1,4 @@
-"""The lecture edition (tools/lecture_edition.py), read off the guide's lecture path: each live section's minutes open
+"""The lecture edition (tools/lecture_edition.py), read off course.toml's lecture path: each live section's minutes open
 its first speaker note; condensed, only the title slide and the live sections are on slides, every cell is still there
 to run; a heading the table names that a notebook lacks stops it with the row to fix. No notebook is executed.
 """
@@ -8,10 +8,9 @@ import subprocess
 import nbformat
 import pytest
 
-import handouts
-import instructor_guide as guide
-import lecture_edition
-import my_notebooks
+from tools import handouts, lecture_edition, my_notebooks
+from tools import reading_model as guide
+from tools.course import load
 
 
 def _cell(kind, source, slide_type):
@@ -113,9 +112,9 @@ def test_a_row_whose_heading_is_gone_fails_with_the_row_to_fix():
 def test_the_course_condensed(root):
     """Every notebook with a live row, condensed: on slides only its title slide (up to the next slide) and its live
     rows' cells, every code cell kept in order, and each live row's minutes opening one note."""
-    rows = guide.lecture_path(root)
+    rows = load(root).lecture_path
     timed = lecture_edition.timings(rows)
-    paths = guide.live_notebooks(root)
+    paths = load(root).live_notebooks()
     assert [path.stem[:2] for path in paths] == sorted({number for number, _ in timed})
     for path in paths:
         nb = nbformat.read(path, as_version=4)
@@ -143,16 +142,16 @@ def test_the_slide_count_is_the_decks():
 def test_make_present_condensed_copies_the_lecture_path_once(tmp_path, root):
     folder = tmp_path / "lecture_condensed"
     copied = my_notebooks.copy_missing(root / "notebooks", folder, condensed=True)
-    assert copied == [path.name for path in guide.live_notebooks(root)]
+    assert copied == [path.name for path in load(root).live_notebooks()]
     for name in copied:
-        assert (folder / name).read_text() == lecture_edition.lecture_text(root / "notebooks" / name, True, root)
+        assert (folder / name).read_text() == lecture_edition.lecture_text(load(root), root / "notebooks" / name, True)
     (folder / copied[0]).write_text("my work")
     assert my_notebooks.copy_missing(root / "notebooks", folder, condensed=True) == []
     assert (folder / copied[0]).read_text() == "my work", "a lecturer's copy is never overwritten"
     dry_run = {target: subprocess.run(["make", "-n", target, "PYTHON=true", "CONDENSED=1"], cwd=root,
                                       capture_output=True, text=True).stdout for target in ("present", "slides")}
-    assert "tools/my_notebooks.py --condensed" in dry_run["present"], dry_run["present"]
+    assert "tools.my_notebooks --condensed" in dry_run["present"], dry_run["present"]
     assert " lecture_condensed/00_start_here.ipynb" in dry_run["present"], "it opens the condensed copy of 00"
-    assert "tools/handouts.py slides --condensed" in dry_run["slides"], dry_run["slides"]
+    assert "tools.handouts slides --condensed" in dry_run["slides"], dry_run["slides"]
     ignored = subprocess.run(["git", "check-ignore", "-q", "lecture_condensed/00_start_here.ipynb"], cwd=root)
     assert ignored.returncode == 0, "lecture_condensed/ holds the lecturer's copies: git ignores them"

@@ -1,17 +1,14 @@
-"""The lecturer's sheets (tools/lecturer_sheets.py) are current, and say what the notebooks say."""
+"""The lecturer's sheets (tools/lecturer_sheets.py) say what the notebooks say."""
 import nbformat
 
-import instructor_guide
-import lecturer_sheets
-
-
-def test_the_sheets_are_what_the_notebooks_make():
-    assert lecturer_sheets.stale() == [], "run `python tools/lecturer_sheets.py --write`"
+from tools import lecturer_sheets
+from tools import reading_model as instructor_guide
+from tools.course import ROOT, load
 
 
 def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
-    sheet = lecturer_sheets.cheat_sheet()
-    for path in instructor_guide.notebook_paths():
+    sheet = lecturer_sheets.cheat_sheet(load())
+    for path in load().paths:
         cells = nbformat.read(path, as_version=4).cells
         start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and lecturer_sheets.SUMMARY.search(c.source))
         summary = cells[start].source
@@ -22,14 +19,14 @@ def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
         bullets = summary.split("\n\n**Next", 1)[0].count("\n- ") + summary.startswith("- ")
         rules = lecturer_sheets.summary_rules(path)
         assert len(rules) == bullets and all(f"- {rule}" in sheet for rule in rules), path.name
-    assert len(sheet.split()) < 700, "one printed page (tests/browser/test_lecturer_sheets.py prints it)"
+    assert len(sheet.split()) < 700, "one printed page (tests/browser/test_cheat_sheet_pdf.py prints it)"
 
 
 def test_the_worksheet_lists_every_exercise_with_its_checker_and_its_solutions_file():
-    sheet = lecturer_sheets.worksheet()
-    for path in instructor_guide.notebook_paths():
+    sheet = lecturer_sheets.worksheet(load())
+    for path in load().paths:
         for section, checker in lecturer_sheets.exercises(path):
             assert f"| {section} | `{checker}` | `solutions/{path.stem}.py`" in sheet
         if lecturer_sheets.exercises(path):
-            assert (instructor_guide.ROOT / "solutions" / f"{path.stem}.py").exists()
+            assert (ROOT / "solutions" / f"{path.stem}.py").exists()
     assert "clinic/running_loss.py" in sheet

@@ -6,7 +6,7 @@ import subprocess
 import nbformat
 import pytest
 
-import my_notebooks
+from tools import my_notebooks
 
 
 def test_copies_are_made_once_and_never_overwritten(tmp_path, root):

@@ -2,7 +2,7 @@
 an nbval cell over the limit (registered for the whole run by tests/conftest.py)."""
 import doctest
 
-import output_length
+from tools import output_length
 
 
 def test_its_examples_hold():

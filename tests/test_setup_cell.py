@@ -11,22 +11,11 @@ import textwrap
 import nbformat
 import pytest
 
-import colab_setup
-import setup_cell
-from project import github_path, repository
+from tools import colab_setup, setup_cell
+from tools.course import load
+from tools.project import github_path, repository
 
-NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_starts_with_the_current_setup_cell(path, root):
-    first = nbformat.read(path, as_version=4).cells[0]
-    assert setup_cell.is_setup_cell(first) and first.source == setup_cell.setup_source(root), (
-        f"{path.name} does not start with the current setup cell: run `python tools/setup_cell.py --write`")
-
-
-def test_readme_links_are_current(root):
-    assert setup_cell.updated_readme(root) is None, "README's Colab/Binder links are stale: run `python tools/setup_cell.py --write`"
+NOTEBOOKS = load().paths
 
 
 def test_every_badge_and_link_uses_the_repository_url(root):
@@ -40,23 +29,11 @@ def test_every_badge_and_link_uses_the_repository_url(root):
     assert not foreign, f"links that do not use pyproject.toml's repository {repo}: {foreign}"
 
 
-def test_write_is_idempotent_and_fills_a_new_notebook(tmp_path, root):
-    for name in ("pyproject.toml", "README.md"):
-        (tmp_path / name).write_text((root / name).read_text())
-    (tmp_path / "notebooks").mkdir()
+def test_a_new_notebook_gets_the_setup_cell_first():
     fresh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 09 · new")])
-    fresh.nbformat_minor = 4
-    for cell in fresh.cells:
-        del cell["id"]
-    nbformat.write(fresh, tmp_path / "notebooks" / "09_new.ipynb")
-
-    assert setup_cell.stale(tmp_path, write=True) == ["notebooks/09_new.ipynb", "README.md"]
-    written = (tmp_path / "notebooks" / "09_new.ipynb").read_text()
-    assert setup_cell.stale(tmp_path, write=True) == [], "a second --write changes nothing"
-    assert (tmp_path / "notebooks" / "09_new.ipynb").read_text() == written
-    cells = json.loads(written)["cells"]
-    assert [c["cell_type"] for c in cells] == ["code", "markdown"] and "id" not in cells[0]
-    assert "learner/09_new.ipynb" in (tmp_path / "README.md").read_text(), "the links open the learner's edition"
+    once = setup_cell.with_setup_cell(fresh, setup_cell.setup_source())
+    twice = setup_cell.with_setup_cell(once, setup_cell.setup_source())
+    assert [c.cell_type for c in twice.cells] == ["code", "markdown"] and setup_cell.is_setup_cell(twice.cells[0])
 
 
 def _stub(folder, name, script):
@@ -89,7 +66,7 @@ def test_setup_cell_on_a_simulated_colab(tmp_path, root):
     _stub(stubs, "git", f"""\
         echo "git $*" >> {log}
         dest="${{@: -1}}"; mkdir -p "$dest"
-        cp -r {root}/course_utils {root}/instruments {root}/tools {root}/data {root}/pyproject.toml "$dest"/
+        cp -r {root}/course_utils {root}/instruments {root}/tools {root}/data {root}/pyproject.toml {root}/course.toml "$dest"/
         """)
     content = tmp_path / "content"
     content.mkdir()

@@ -1,6 +1,6 @@
 """Every notebook is also a lecture: its cells carry RISE / nbconvert slide metadata chosen for a live class.
 
-The rules a lecturer relies on (CONTRIBUTING.md, "Slides"):
+The rules a lecturer relies on (docs/writing.md, "Slides"):
 - every cell says what it is on a slide (``metadata.slideshow.slide_type``);
 - the Colab setup cell and check cells (only ``assert`` statements) are ``skip``: they still run, the room does
   not read them;

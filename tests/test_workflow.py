@@ -8,7 +8,7 @@ import sys
 import pytest
 import yaml
 
-from project import pinned_torch
+from tools.project import pinned_torch
 
 WORKFLOW = ".github/workflows/test.yml"
 # the test extra installs actionlint next to this Python (not necessarily on PATH)

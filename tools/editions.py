@@ -7,10 +7,7 @@
   `make lab` (my_notebooks/), the reading site (`make site`), and learner/, the committed copy that the README's
   Colab and Binder links open (Colab opens a path on GitHub, so that copy has to be in the repository).
 
-    python tools/editions.py --write     bring learner/ up to date with notebooks/ (idempotent)
-    python tools/editions.py --check     list what is out of date; exit 1 if anything is
-
-learner/ is never edited by hand: tests/test_editions.py fails when it differs from what this file makes.
+learner/ is a target of `python -m tools build` (`make generate`), never edited by hand.
 
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
@@ -19,13 +16,9 @@ learner/ is never edited by hand: tests/test_editions.py fails when it differs f
     ['# Title']
 """
 import copy
-import sys
 
-import nbformat
+from tools.course import notebook_text, read
 
-from project import ROOT, write_or_check
-
-SOURCE, LEARNER = ROOT / "notebooks", ROOT / "learner"
 NOTES = {"slideshow": {"slide_type": "notes"}}
 
 
@@ -48,27 +41,12 @@ def learner_edition(nb):
 
 def learner_text(path):
     """The learner's edition of the notebook at ``path``, as the text of an .ipynb file."""
-    return nbformat.writes(learner_edition(nbformat.read(path, as_version=4))) + "\n"
+    return notebook_text(learner_edition(read(path)))
 
 
-def stale(source=SOURCE, learner=LEARNER, write=False):
-    """learner/'s files that differ from what notebooks/ makes, or should not be there; ``write`` fixes them."""
-    wanted = {path.name: learner_text(path) for path in sorted(source.glob("*.ipynb"))}
-    out_of_date = [name for name, text in wanted.items()
-                   if not (learner / name).exists() or (learner / name).read_text() != text]
-    extra = sorted(path.name for path in learner.glob("*.ipynb") if path.name not in wanted) if learner.exists() else []
-    if write:
-        learner.mkdir(exist_ok=True)
-        for name in out_of_date:
-            (learner / name).write_text(wanted[name])
-        for name in extra:
-            (learner / name).unlink()
-    return out_of_date + extra
-
-
-def main(argv=None):
-    return write_or_check("editions", __doc__, stale, "learner/ from notebooks/", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def learner(course):
+    """The learner/ target: ``{file: its learner's edition}``, and None for a file there of no course notebook."""
+    folder = course.folder("learner")
+    wanted = {folder / path.name: learner_text(path) for path in course.paths}
+    extra = {path: None for path in folder.glob("*.ipynb") if path not in wanted}
+    return {**wanted, **extra}

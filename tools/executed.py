@@ -1,13 +1,10 @@
 """The notebooks run once, top to bottom, for the handouts (`make slides`, `make site`): build/executed/NN_name.ipynb.
 
-    python tools/executed.py                 # run what is stale into build/executed/, print each one's time
-    python tools/executed.py --build /tmp/b  # the same into /tmp/b/executed/
+    python -m tools.executed                 # run what is stale into build/executed/, print each one's time
+    python -m tools.executed --build /tmp/b  # the same into /tmp/b/executed/
 
 Each notebook runs with nbclient on the course's kernel, in notebooks/ (so relative data paths work), two at a
 time, at most 180 s per cell. A copy newer than its notebook and than every file of course_utils/ is reused.
-
-    >>> [path.name for path in NOTEBOOKS][:2]
-    ['00_start_here.ipynb', '01_graph_lifecycle.ipynb']
 """
 import argparse
 import os
@@ -16,8 +13,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+from tools.course import ROOT, load
+
 KERNEL = "autograd-memory-lab"
 CELL_TIMEOUT = 180
 
@@ -54,7 +51,7 @@ def run_one(notebook, copy, timeout=CELL_TIMEOUT):
     return time.perf_counter() - start
 
 
-def execute(build, notebooks=NOTEBOOKS, workers=2, log=print):
+def execute(build, notebooks, workers=2, log=print):
     """Bring ``build/executed/`` up to date (two notebooks at a time); return the executed copies' paths."""
     folder = pathlib.Path(build) / "executed"
     folder.mkdir(parents=True, exist_ok=True)
@@ -155,7 +152,7 @@ def wait_for_nbval(notebooks, build=ROOT / "build", timeout=900, log=print):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build", help="build folder (default: build/)")
-    execute(parser.parse_args(argv).build)
+    execute(parser.parse_args(argv).build, load().paths)
 
 
 if __name__ == "__main__":

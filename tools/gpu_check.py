@@ -40,7 +40,7 @@ def refusal(torch):
             f"torch.cuda.is_available() is False). It checks the course on a GPU and never falls back to the CPU.\n"
             "Run it on a machine with an NVIDIA GPU and a CUDA build of torch: `make gpu-check` in the course's "
             "environment, or `make gpu-check PYTHON=python3` with that machine's own Python "
-            "(README 'Using a GPU' says how to install a CUDA torch). On the CPU, `make test` checks everything else.")
+            "(docs/setup.md, 'Using a GPU', says how to install a CUDA torch). On the CPU, `make test` checks everything else.")
 
 
 def provenance(torch, command):

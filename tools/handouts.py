@@ -1,9 +1,9 @@
 """Handouts that open with no network: a reveal.js deck per notebook (`make slides`) and a reading site (`make site`).
 
-    python tools/handouts.py slides                 # build/slides/NN_name.slides.html and build/slides/index.html
-    python tools/handouts.py slides --condensed     # the condensed lecture's decks in build/slides-condensed/
-    python tools/handouts.py site                   # build/site/index.html and one page per notebook
-    python tools/handouts.py slides --build /tmp/b  # the same under /tmp/b/ instead of build/
+    python -m tools.handouts slides                 # build/slides/NN_name.slides.html and build/slides/index.html
+    python -m tools.handouts slides --condensed     # the condensed lecture's decks in build/slides-condensed/
+    python -m tools.handouts site                   # build/site/index.html and one page per notebook
+    python -m tools.handouts slides --build /tmp/b  # the same under /tmp/b/ instead of build/
 
 Both read the notebooks executed once into build/executed/ (tools/executed.py). The decks are the lecture
 edition (tools/lecture_edition.py: speaker notes in the speaker view, key S, with each live section's minutes;
@@ -28,12 +28,11 @@ import shutil
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from editions import learner_edition  # noqa: E402
-from executed import ROOT, execute  # noqa: E402
-from instructor_guide import lecture_path, live_notebooks  # noqa: E402
-from lecture_edition import lecture_edition  # noqa: E402
-from setup_cell import is_setup_cell  # noqa: E402
+from tools.course import ROOT, load
+from tools.editions import learner_edition
+from tools.executed import execute
+from tools.lecture_edition import lecture_edition
+from tools.setup_cell import is_setup_cell
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE_ONLY = "amlab_live_only"  # an output's metadata key, autograd_memory.views.gauges.LIVE_ONLY: shown live only
@@ -266,7 +265,8 @@ def build_slides(executed, folder, condensed=False, log=print):
     MathJax beside them, and an index; return ``{deck file name: slide count}``."""
     import nbformat
 
-    start, rows = time.perf_counter(), lecture_path()
+    course = load()
+    start, rows = time.perf_counter(), course.lecture_path
     folder.mkdir(parents=True, exist_ok=True)
     copy_reveal(folder / "reveal.js")
     copy_mathjax(folder / "mathjax")
@@ -275,7 +275,7 @@ def build_slides(executed, folder, condensed=False, log=print):
         old.unlink()  # the deck of a notebook that is gone
     for path in executed:
         nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
-        nb = lecture_edition(nb, path.stem, rows, condensed)
+        nb = lecture_edition(nb, path.stem, rows, condensed, course.condensed_modes)
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
         title = first_heading(nb) or path.stem
         nb.metadata["title"] = title
@@ -286,7 +286,7 @@ def build_slides(executed, folder, condensed=False, log=print):
     listed = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides)</li>'
                        for name, (title, count) in decks.items())
     slides = sum(count for _, count in decks.values())
-    minutes = sum(minutes for _, _, mode, minutes in rows if mode == "live")
+    minutes = sum(row.minutes for row in rows if row.mode == "live")
     summary = (CONDENSED_SUMMARY if condensed else SUMMARY).format(slides=slides, decks=len(decks), minutes=minutes)
     (folder / "index.html").write_text(INDEX_PAGE.format(summary=summary, rows=listed))
     check_offline(folder)
@@ -372,15 +372,19 @@ def main(argv=None):
                         help="slides: the condensed lecture (the lecture path alone) in <build>/slides-condensed/")
     parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build", help="build folder (default: build/)")
     args = parser.parse_args(argv)
-    build = args.build.resolve()
+    build, course = args.build.resolve(), load()
     if args.condensed and args.what != "slides":
         parser.error("--condensed goes with slides")
+
+    def folder(edition):  # the edition's folder of course.toml's [editions], under --build
+        return build / pathlib.Path(course.manifest["editions"][edition]).name
+
     if args.condensed:
-        build_slides(execute(build, live_notebooks()), build / "slides-condensed", condensed=True)
+        build_slides(execute(build, course.live_notebooks()), folder("slides_condensed"), condensed=True)
     elif args.what == "slides":
-        build_slides(execute(build), build / "slides")
+        build_slides(execute(build, course.paths), folder("slides"))
     else:
-        build_site(execute(build), build / "site")
+        build_site(execute(build, course.paths), folder("site"))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""The lecture edition of a notebook, read off the guide's lecture path (docs/instructors.md's table, the one source):
+"""The lecture edition of a notebook, read off the lecture path (course.toml's ``[lecture]``, the one source):
 
 - each live section's first speaker-notes cell opens with its minutes in class, e.g. ``**Speaker notes.** **In
   class: 6 min** (lecture path, from minute 8 of 90).``, for the lecturer's pace in the speaker view (RISE's, key T,
   and the decks', key S);
-- **condensed** (``make present CONDENSED=1``, ``make slides CONDENSED=1``): every cell outside the path's live
-  sections has slide type ``skip``, except each notebook's title slide; a section resumed after a hidden part starts
+- **condensed** (``make present CONDENSED=1``, ``make slides CONDENSED=1``): every cell outside the path's sections
+  of the modes ``[lecture.condensed]`` names (live ones) has slide type ``skip``, except each notebook's title slide; a section resumed after a hidden part starts
   a new slide. Nothing is removed, so the code still runs top to bottom: run all cells first, then present.
 
 A row's section is its heading and what follows, up to the next heading of its level or above; a cell goes by the
@@ -26,8 +26,8 @@ import re
 
 import nbformat
 
-import instructor_guide as guide
-from project import ROOT
+from tools import reading_model
+from tools.course import notebook_text, read
 
 TIMING = re.compile(r"\*\*In class: \d+ min\*\* \(lecture path, from minute \d+ of \d+\)\. ?")
 SHOWN = {"slide", "subslide", "fragment", "-", None}  # slide types a slideshow shows (not skip, not notes)
@@ -48,7 +48,7 @@ def timings(rows):
     >>> timings([("00", "Step 2", "live", 4), ("01", "1 · A", "homework", 0), ("01", "2 · B", "live", 6)])
     {('00', 'Step 2'): (4, 0, 10), ('01', '2 · B'): (6, 4, 10)}
     """
-    live = [(number, heading, minutes) for number, heading, mode, minutes in rows if mode == "live"]
+    live = [(number, heading, minutes) for number, heading, mode, minutes, *_ in rows if mode == "live"]
     total, found, start = sum(minutes for *_, minutes in live), {}, 0
     for number, heading, minutes in live:
         found[number, heading] = (minutes, start, total)
@@ -59,14 +59,14 @@ def timings(rows):
 def deciding_rows(cells, name, rows):
     """For each cell, the row of the lecture path that decides it (the innermost whose section holds it) or None;
     a row whose heading ``name`` lacks raises SystemExit."""
-    spans = guide.spans(cells)
+    spans = reading_model.spans(cells)
     deciding = [None] * len(cells)
     for row in (row for row in rows if row[0] == name[:2]):
         matches = [(start, end) for _, title, start, end in spans if title == row[1]]
         if len(matches) != 1:
-            raise SystemExit(f"{guide.GUIDE}'s lecture path names {row[0]} «{row[1]}», but {name} has "
+            raise SystemExit(f"course.toml's lecture path names {row[0]} «{row[1]}», but {name} has "
                              f"{len(matches) or 'no'} such heading{'s' if matches else ''}: write the heading as it "
-                             "stands now in the table (renamed or removed?)")
+                             "stands now in the notebook (renamed or removed?)")
         ((start, end),) = matches
         for index in range(start, end):
             if deciding[index] is None or start >= deciding[index][0]:
@@ -84,28 +84,28 @@ def timing(minutes, start, total):
 
 
 def _timed_notes(cell, minutes, start, total):
-    rest = TIMING.sub("", cell.source[len(guide.NOTES_MARK):].lstrip(), count=1)
-    cell.source = f"{guide.NOTES_MARK} {timing(minutes, start, total)} {rest}".rstrip()
+    rest = TIMING.sub("", cell.source[len(reading_model.NOTES_MARK):].lstrip(), count=1)
+    cell.source = f"{reading_model.NOTES_MARK} {timing(minutes, start, total)} {rest}".rstrip()
 
 
 def _title_slide(nb, name):
     """The indices of the title cell's whole slide: up to the next cell that starts a slide."""
-    first = guide.title_cell(nb, name)
+    first = reading_model.title_cell(nb, name)
     end = next((i for i in range(first + 1, len(nb.cells)) if slide_type(nb.cells[i]) == "slide"), len(nb.cells))
     return set(range(first, end))
 
 
-def lecture_edition(nb, name, rows, condensed=False):
+def lecture_edition(nb, name, rows, condensed=False, shown=("live",)):
     """A copy of ``nb`` (the notebook ``name``, e.g. ``01_graph_lifecycle``) with the live sections' minutes in their
-    speaker notes and, ``condensed``, only the title slide and the live sections of ``rows`` (what
-    :func:`instructor_guide.lecture_path` reads) on slides. Idempotent."""
+    speaker notes and, ``condensed``, only the title slide and the sections of the ``rows`` (the course's
+    ``lecture_path``) whose mode is in ``shown`` on slides. Idempotent."""
     nb = copy.deepcopy(nb)
     deciding, timed = deciding_rows(nb.cells, name, rows), timings(rows)
     for row in dict.fromkeys(row for row in deciding if row and row[2] == "live"):
         own = [i for i, decided in enumerate(deciding) if decided == row]
-        notes = next((i for i in own if guide.is_notes(nb.cells[i])), None)
+        notes = next((i for i in own if reading_model.is_notes(nb.cells[i])), None)
         if notes is None:  # a live section without notes gets one, after its heading, for its minutes
-            cell = nbformat.v4.new_markdown_cell(guide.NOTES_MARK, metadata={"slideshow": {"slide_type": "notes"}})
+            cell = nbformat.v4.new_markdown_cell(reading_model.NOTES_MARK, metadata={"slideshow": {"slide_type": "notes"}})
             if nb.nbformat_minor < 5:
                 del cell["id"]  # cell ids came with nbformat 4.5
             else:
@@ -117,7 +117,7 @@ def lecture_edition(nb, name, rows, condensed=False):
     if condensed:
         title, hidden = _title_slide(nb, name), False
         for index, (cell, row) in enumerate(zip(nb.cells, deciding)):
-            if index not in title and not (row and row[2] == "live"):
+            if index not in title and not (row and row[2] in shown):
                 hidden = hidden or slide_type(cell) in SHOWN
                 _set_slide_type(cell, "skip")
             elif slide_type(cell) in SHOWN:
@@ -127,10 +127,9 @@ def lecture_edition(nb, name, rows, condensed=False):
     return nb
 
 
-def lecture_text(path, condensed=False, root=ROOT):
+def lecture_text(course, path, condensed=False):
     """The lecture edition of the notebook at ``path``, as the text of an .ipynb file."""
-    nb = nbformat.read(path, as_version=4)
-    return nbformat.writes(lecture_edition(nb, path.stem, guide.lecture_path(root), condensed)) + "\n"
+    return notebook_text(lecture_edition(read(path), path.stem, course.lecture_path, condensed, course.condensed_modes))
 
 
 def slide_count(nb):
@@ -145,22 +144,22 @@ def slide_count(nb):
     return sum(1 for kind in shown[1:] if kind in ("slide", "subslide")) + bool(shown)
 
 
-def condensed_summary(root=ROOT):
-    """``{notebook: (slides, minutes)}``: the condensed lecture's slides and minutes in class, for each notebook with a
-    live row on the lecture path."""
-    rows = guide.lecture_path(root)
-    return {path.stem: (slide_count(lecture_edition(nbformat.read(path, as_version=4), path.stem, rows, condensed=True)),
-                        sum(minutes for number, _, mode, minutes in rows if number == path.stem[:2] and mode == "live"))
-            for path in guide.live_notebooks(root)}
+def condensed_summary(course):
+    """``{notebook: (slides, minutes)}``: the condensed lecture's slides and minutes in class, for each notebook it
+    shows."""
+    rows = course.lecture_path
+    return {path.stem: (slide_count(lecture_edition(read(path), path.stem, rows, True, course.condensed_modes)),
+                        sum(row.minutes for row in rows if row.notebook == path.stem[:2] and row.mode == "live"))
+            for path in course.live_notebooks()}
 
 
-def condensed_block(root=ROOT):
+def condensed_block(course):
     """The guide's table of the condensed lecture, counted from the notebooks and the lecture path."""
-    summary = condensed_summary(root)
+    summary = condensed_summary(course)
     lines = ["| notebook | slides | minutes in class |", "|---|---:|---:|"]
     lines += [f"| {name[:2]} | {slides} | {minutes} |" for name, (slides, minutes) in summary.items()]
     lines.append(f"| **all** | **{sum(s for s, _ in summary.values())}** | **{sum(m for _, m in summary.values())}** |")
-    (number, heading), (length, start, total) = next(iter(timings(guide.lecture_path(root)).items()))
+    (number, heading), (length, start, total) = next(iter(timings(course.lecture_path).items()))
     return (f"The condensed lecture per notebook (its slides counted as its deck counts them: each slide and sub-slide):\n\n"
             + "\n".join(lines) + f"\n\nIts first live section, {number} «{heading}», opens its speaker notes with "
             f"\"{timing(length, start, total)}\"")

@@ -1,9 +1,9 @@
 """Your own copies of the notebooks, in my_notebooks/: `make lab` opens these, so `git pull` never conflicts.
 
-    python tools/my_notebooks.py                                  copy the notebooks you have no copy of yet
-    python tools/my_notebooks.py --fresh 01_graph_lifecycle       a fresh copy of one (yours is kept, renamed)
-    python tools/my_notebooks.py --lecture                        the lecturer's copies, in lecture_notebooks/
-    python tools/my_notebooks.py --condensed                      the lecturer's copies of the lecture path's
+    python -m tools.my_notebooks                                  copy the notebooks you have no copy of yet
+    python -m tools.my_notebooks --fresh 01_graph_lifecycle       a fresh copy of one (yours is kept, renamed)
+    python -m tools.my_notebooks --lecture                        the lecturer's copies, in lecture_notebooks/
+    python -m tools.my_notebooks --condensed                      the lecturer's copies of the lecture path's
                                                                   notebooks, only its live sections on slides,
                                                                   in lecture_condensed/
 
@@ -16,31 +16,28 @@ copy finds the course exactly as the original does.
 """
 import argparse
 import datetime
-import pathlib
 import sys
 
-from editions import learner_text
-from instructor_guide import live_notebooks
-from lecture_edition import lecture_text
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-COURSE, MINE, LECTURE = ROOT / "notebooks", ROOT / "my_notebooks", ROOT / "lecture_notebooks"
-CONDENSED = ROOT / "lecture_condensed"
+from tools.course import ROOT, load
+from tools.editions import learner_text
+from tools.lecture_edition import lecture_text
 
 
 def _copy(notebook, target, lecture, condensed):
     if lecture or condensed:
-        target.write_text(lecture_text(notebook, condensed, notebook.parents[1]))
+        target.write_text(lecture_text(load(notebook.parents[1]), notebook, condensed))
     else:
         target.write_text(learner_text(notebook))
 
 
 def _notebooks(course, condensed):
-    """The notebooks of ``course`` to copy: all of them, or ``condensed``, those with a live section on the path."""
-    return live_notebooks(course.parent) if condensed else sorted(course.glob("*.ipynb"))
+    """The notebooks of the folder ``course`` to copy: all the manifest lists, or ``condensed``, the ones the
+    condensed lecture shows."""
+    found = load(course.parent)
+    return found.live_notebooks() if condensed else found.paths
 
 
-def copy_missing(course=COURSE, mine=MINE, lecture=False, condensed=False):
+def copy_missing(course, mine, lecture=False, condensed=False):
     """Copy every notebook of ``course`` that ``mine`` lacks (the learner's edition unless ``lecture``; with
     ``condensed`` the lecture path's notebooks, condensed); return the names copied."""
     mine.mkdir(exist_ok=True)
@@ -52,7 +49,7 @@ def copy_missing(course=COURSE, mine=MINE, lecture=False, condensed=False):
     return copied
 
 
-def fresh_copy(name, course=COURSE, mine=MINE, now=None, lecture=False, condensed=False):
+def fresh_copy(name, course, mine, now=None, lecture=False, condensed=False):
     """Replace your copy of one notebook with the course's current one; yours is kept as ``<name>.<time>.ipynb``.
 
     ``name`` may be the file name, its stem, or its two-digit number. Returns the kept file's path (None when
@@ -80,11 +77,12 @@ def main(argv=None):
     parser.add_argument("--condensed", action="store_true",
                         help="the lecture edition with only the lecture path's live sections on slides, in lecture_condensed/")
     args = parser.parse_args(argv)
-    mine = CONDENSED if args.condensed else LECTURE if args.lecture else MINE
+    found = load()
+    mine = found.folder("condensed" if args.condensed else "lecture" if args.lecture else "mine")
     if args.fresh is not None:
-        kept = fresh_copy(args.fresh, mine=mine, lecture=args.lecture, condensed=args.condensed)
+        kept = fresh_copy(args.fresh, found.source, mine, lecture=args.lecture, condensed=args.condensed)
         print(f"[my_notebooks] fresh copy of {args.fresh}" + (f"; yours is kept as {kept.relative_to(ROOT)}" if kept else ""))
-    copied = copy_missing(mine=mine, lecture=args.lecture, condensed=args.condensed)
+    copied = copy_missing(found.source, mine, lecture=args.lecture, condensed=args.condensed)
     if copied:
         print(f"[my_notebooks] your copies, to edit and run freely: {', '.join(copied)} -> {mine.relative_to(ROOT)}/")
     return 0

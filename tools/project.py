@@ -1,15 +1,23 @@
-"""What pyproject.toml says that the tools need: the repository's URL, requirements by name, the torch range.
+"""What pyproject.toml and course.toml say, read with the standard library only (Colab's set-up reads it before it
+installs anything): the repository's URL, requirements by name, the torch range, the manifest.
 
     >>> requirement_name("torch>=2.8,<2.15")
     'torch'
 """
-import argparse
 import pathlib
 import re
 import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-BRANCH = "main"  # the branch badges and Colab links open
+MANIFEST = "course.toml"
+
+
+def manifest(root=ROOT):
+    """course.toml, read (tools/course.py makes a model of it)."""
+    path = pathlib.Path(root) / MANIFEST
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: the course declares its notebooks there")
+    return tomllib.loads(path.read_text())
 
 
 def pyproject(root=ROOT):
@@ -43,21 +51,3 @@ def pinned_torch(root=ROOT):
     """The exact torch CI installs, e.g. ``2.13.0`` (the `pinned` extra)."""
     (pin,) = pyproject(root)["project"]["optional-dependencies"]["pinned"]
     return pin.split("==")[1]
-
-
-def write_or_check(tool, doc, stale, writes, argv=None):
-    """The command line of a tool that keeps generated files current: ``--write`` brings them up to date,
-    ``--check`` lists what is stale and exits 1. ``stale(write=...)`` returns the stale files' names."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help=f"update {writes}")
-    mode.add_argument("--check", action="store_true", help="only say what is out of date")
-    args = parser.parse_args(argv)
-    files = stale(write=args.write)
-    if args.write:
-        print(f"[{tool}] updated: " + (", ".join(files) if files else "nothing, all current"))
-        return 0
-    if files:
-        print(f"[{tool}] out of date (run `python tools/{tool}.py --write`): " + ", ".join(files))
-        return 1
-    return 0

@@ -3,24 +3,25 @@
     python tests/browser/slide_fit.py --record    # run the lecture path in lecture mode, measure it in chromium, write it
 
 Measuring every slide of the lecture path in chromium takes minutes, so the test suite reads this record
-(tests/test_slide_fit_record.py): per lecture-path notebook (the guide's live rows) and window size, the slides, the
+(tests/test_slide_fit_record.py): per lecture-path notebook (course.toml's lecture path) and window size, the slides, the
 cut ones, the smallest text and the smallest graph label (as shown, or enlarged by a click), beside a fingerprint of
-what the measurement depends on: each notebook's cells as RISE shows them (type, source, slide type) and the
-projector stylesheet tools/rise.css. Editing either makes the record stale until it is measured again;
+what the measurement depends on: each notebook's cells as RISE shows them (type, source, slide type; cells of type
+``skip``, never shown, left out) and the projector stylesheet tools/rise.css. Editing either makes the record stale until it is measured again;
 tests/browser/test_projector.py measures 04 live.
 
 >>> cell = {"cell_type": "markdown", "source": "# Title", "metadata": {"slideshow": {"slide_type": "slide"}}}
+>>> hidden = dict(cell, metadata={"slideshow": {"slide_type": "skip"}})
 >>> fingerprint([cell]) == fingerprint([dict(cell, id="x", outputs=[])]), fingerprint([cell]) == fingerprint([])
 (True, False)
+>>> fingerprint([cell, hidden]) == fingerprint([cell])
+True
 """
 import datetime
 import hashlib
 import json
 import pathlib
 
-import instructor_guide
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tools.course import ROOT, load as load_course
 RECORD = "data/slide_fit.json"
 STYLESHEET = "tools/rise.css"
 SIZES = ((1280, 720), (1920, 1080))
@@ -29,9 +30,10 @@ KEPT = ("slides", "cut", "unreachable", "wide", "min_px", "smallest_text_px", "s
 
 
 def fingerprint(cells):
-    """A SHA-256 of the cells as a slideshow shows them: type, source and slide type (not outputs, ids or counts)."""
-    shown = [(cell["cell_type"], "".join(cell["source"]),
-              cell.get("metadata", {}).get("slideshow", {}).get("slide_type")) for cell in cells]
+    """A SHA-256 of the cells as a slideshow shows them: type, source and slide type (not outputs, ids or counts, nor
+    the cells it skips)."""
+    kinds = [cell.get("metadata", {}).get("slideshow", {}).get("slide_type") for cell in cells]
+    shown = [(cell["cell_type"], "".join(cell["source"]), kind) for cell, kind in zip(cells, kinds) if kind != "skip"]
     return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
 
 
@@ -63,7 +65,7 @@ def stale(record, root=ROOT):
     found = []
     if record["stylesheet_sha256"] != stylesheet_fingerprint(root):
         found.append(f"{STYLESHEET} changed")
-    wanted = {path.stem: path for path in instructor_guide.lecture_notebooks(root)}
+    wanted = {path.stem: path for path in load_course(root).lecture_notebooks()}
     for name in sorted(set(wanted) - set(record["notebooks"])):
         found.append(f"{name} is on the lecture path but not in the record")
     for name in sorted(set(record["notebooks"]) - set(wanted)):

@@ -1,8 +1,8 @@
 """The tested range of PyTorch: each run recorded in data/torch_versions.json, and README's table written from it.
 
-    python tools/torch_table.py record --torch 2.8.0 --suite whole --junit junit.xml --seconds 812
-    python tools/torch_table.py --write    # README's "Tested range of PyTorch" table, from the data file
-    python tools/torch_table.py --check    # exit 1 when README's table differs from the data file
+    python -m tools.torch_table record --torch 2.8.0 --suite whole --junit junit.xml --seconds 812
+
+README's table is a target of `python -m tools build` (`make generate`); each run's notes stay in the data file.
 
 A run is one pytest run on one torch (`make test TORCH=x.y.z PYTEST_ARGS=--junitxml=junit.xml`): which suite
 (``whole``: everything `make test` runs; ``fast``: ``-m "not slow"``, no notebooks and no browser), how many tests
@@ -23,11 +23,10 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tools.blocks import filled
+from tools.project import ROOT
+
 DATA = ROOT / "data" / "torch_versions.json"
-README = ROOT / "README.md"
-BEGIN = "<!-- torch table: written by tools/torch_table.py --write from data/torch_versions.json -->"
-END = "<!-- /torch table -->"
 SUITES = {"whole": "whole suite", "fast": 'fast suite (`-m "not slow"`)'}
 
 
@@ -55,27 +54,11 @@ def table(runs):
     return "\n".join(rows)
 
 
-def readme_text(data):
-    """The table, and a line per release the data file says was not run (and why)."""
-    notes = [f"torch {run['torch']}, {SUITES[run['suite']]}: {run['note']}." for run in data["runs"] if run.get("note")]
-    notes += [f"Not run: torch {entry['torch']} ({entry['why']})." for entry in data.get("not_run", [])]
-    return "\n\n".join([table(data["runs"]), *notes])
-
-
-def readme_block(text):
-    """The table README holds between its markers, or None."""
-    if BEGIN not in text or END not in text:
-        return None
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-
-
-def write_readme(data, readme=README):
-    text = readme.read_text()
-    if readme_block(text) is None:
-        raise SystemExit(f"{readme.name} lacks the markers {BEGIN!r} ... {END!r}: put them where the table goes")
-    before, rest = text.split(BEGIN, 1)
-    after = rest.split(END, 1)[1]
-    readme.write_text(f"{before}{BEGIN}\n{readme_text(data)}\n{END}{after}")
+def readme_table(course):
+    """The README torch-table target: the table of data/torch_versions.json's runs."""
+    path = course.root / "README.md"
+    data = load(course.root / "data" / "torch_versions.json")
+    return {path: filled(path.read_text(), "torch table", table(data["runs"]), "README.md")}
 
 
 def junit_totals(path):
@@ -103,9 +86,7 @@ def record(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="write README's table from the data file")
-    parser.add_argument("--check", action="store_true", help="exit 1 when README's table differs from the data file")
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command", required=True)
     rec = commands.add_parser("record", help="add one run to data/torch_versions.json")
     rec.add_argument("--torch", required=True, help="the torch version the run used, e.g. 2.8.0")
     rec.add_argument("--suite", required=True, choices=sorted(SUITES))
@@ -114,16 +95,7 @@ def main(argv=None):
     rec.add_argument("--commit", help="the commit the run tested (default: this checkout's HEAD)")
     rec.add_argument("--wheel", default="registry's CUDA build, run on CPU")
     rec.add_argument("--machine", default="CPU, 2 cores")
-    args = parser.parse_args(argv)
-    if args.command == "record":
-        record(args)
-    if args.write:
-        write_readme(load())
-    if args.check:
-        expected, found = readme_text(load()), readme_block(README.read_text())
-        if found != expected:
-            print("README's torch table differs from data/torch_versions.json: run python tools/torch_table.py --write")
-            return 1
+    record(parser.parse_args(argv))
     return 0
 
 

@@ -27,7 +27,7 @@ def pick_device(prefer: Optional[str] = None) -> torch.device:
         raise RuntimeError(
             "CUDA was asked for but this machine has no usable CUDA device "
             f"(torch {torch.__version__}, built with CUDA: {torch.version.cuda}). "
-            "Run on the CPU (device='cpu'), or install a CUDA build of torch: see README 'Using a GPU'."
+            "Run on the CPU (device='cpu'), or install a CUDA build of torch: see docs/setup.md, 'Using a GPU'."
         )
     if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
         raise RuntimeError("MPS was asked for but is not available here; use device='cpu'.")

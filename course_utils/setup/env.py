@@ -78,7 +78,7 @@ def _torch():
         torch = importlib.import_module("torch")
     except Exception as error:  # ImportError, or a broken wheel
         return Need("torch", False, detail=str(error).splitlines()[0],
-                    fix="pip install torch==2.13.0   (CPU; for CUDA see README 'Using a GPU')")
+                    fix="pip install torch==2.13.0   (CPU; for CUDA see docs/setup.md, 'Using a GPU')")
     accel = []
     if torch.cuda.is_available():
         accel.append(f"CUDA usable: {torch.cuda.get_device_name(0)}")

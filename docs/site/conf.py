@@ -5,11 +5,10 @@ It reads build/site-source/ (index.md from this folder and the executed notebook
 the theme's files come with sphinx-book-theme, MathJax from django-static-mathjax (see ``setup`` below).
 """
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
-from handouts import copy_mathjax  # noqa: E402
-from project import BRANCH, repository  # noqa: E402
+from tools.course import load
+from tools.handouts import copy_mathjax
+from tools.project import repository
 
 project = "Autograd Memory Lab"
 author = "the Autograd Memory Lab authors"
@@ -25,7 +24,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_theme_options = {
     "repository_url": repository(),
-    "repository_branch": BRANCH,
+    "repository_branch": load().branch,
     "path_to_docs": "learner",  # each page is the learner's edition: learner/<page>.ipynb in the repository (tools/editions.py)
     "use_repository_button": True,
     "launch_buttons": {"colab_url": "https://colab.research.google.com",

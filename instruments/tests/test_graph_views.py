@@ -1,4 +1,4 @@
-"""graph_table / show_graph on graphs real code makes (issue 16): huge graphs, slots modified in place,
+"""graph_table / show_graph on graphs real code makes: huge graphs, slots modified in place,
 checkpointed graphs, and exactly where graph_table and GraphMemory differ."""
 import importlib.util
 import subprocess

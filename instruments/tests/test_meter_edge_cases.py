@@ -1,4 +1,4 @@
-"""Real code the meters met outside the course (issue 16): sparse and NumPy-shared tensors, set_/load,
+"""Real code the meters met outside the course: sparse and NumPy-shared tensors, set_/load,
 forward-made tensors without a grad_fn, interrupts, torch.compile, torch.func, and the limits each
 docstring states. Every test here failed before its fix."""
 import io

@@ -5,7 +5,7 @@
     python tests/browser/slide_fit.py NB... --sizes 1280x720 --json out.json --shots artifacts/fit
     python tests/browser/slide_fit.py --record   # the lecture path, run in lecture mode, into data/slide_fit.json
 
-Serves the notebooks (executed copies, so that their outputs are on the slides: ``python tools/executed.py``) with
+Serves the notebooks (executed copies, so that their outputs are on the slides: ``python -m tools.executed``) with
 a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium at each window size, visits every
 (sub)slide by its URL hash ``#/h/v`` and reads the page:
 
@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1] / "tools")]
+sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]  # run as a script: its test helpers, the tools
 
-import slide_fit_record  # noqa: E402
+from tools import slide_fit_record  # noqa: E402
 import test_live_gauge  # noqa: E402
 from autograd_memory.formats.display_settings import MIN_PX  # noqa: E402
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
@@ -266,14 +266,14 @@ def record(port):
     import os
     import tempfile
 
-    import executed
-    import instructor_guide
+    from tools import executed
+    from tools.course import load
 
     from course_utils import lecture
 
     os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
     with tempfile.TemporaryDirectory() as folder:
-        copies = executed.execute(Path(folder) / "build", instructor_guide.lecture_notebooks())
+        copies = executed.execute(Path(folder) / "build", load().lecture_notebooks())
         results = measure(copies, Path(folder) / "lab", port)
     path = ROOT / slide_fit_record.RECORD
     made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record")

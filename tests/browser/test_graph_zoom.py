@@ -13,8 +13,8 @@ import nbformat
 import slide_fit
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
-import executed
-import handouts
+from tools import executed
+from tools import handouts
 from course_utils import lecture
 
 MIN_PX = 16

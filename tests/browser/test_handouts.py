@@ -14,13 +14,13 @@ import nbformat
 import pytest
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
-import executed
-import handouts
 from course_utils import explorers, format_bytes
+from tools import executed, handouts
+from tools.course import load
 
 # Sphinx 9 deprecations that sphinx-book-theme and myst-parser trigger while the site builds: theirs, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:.*Check CHANGES for Sphinx API modifications")
-NOTEBOOKS = executed.NOTEBOOKS
+NOTEBOOKS = load().paths
 MIN_SLIDES = 8
 DECK = "04_euler_ode_truncation"  # the lecture's centre: the deck whose second slide is screenshotted
 SITE_PAGE = "04_euler_ode_truncation"
@@ -42,7 +42,7 @@ def build(tmp_path_factory, request):
     folder = tmp_path_factory.mktemp("handouts")
     in_session = {Path(str(item.path)) for item in request.session.items}
     executed.wait_for_nbval([notebook for notebook in NOTEBOOKS if notebook in in_session])
-    executed.execute(ROOT / "build")
+    executed.execute(ROOT / "build", NOTEBOOKS)
     shutil.copytree(ROOT / "build" / "executed", folder / "executed", ignore=shutil.ignore_patterns("*.log", "*.partial"))
     copies = [folder / "executed" / notebook.name for notebook in NOTEBOOKS]
     handouts.build_slides(copies, folder / "slides")

@@ -6,7 +6,7 @@ The whole lecture path, at 1280x720 and 1920x1080, is measured by `python tests/
 data/slide_fit.json, which tests/test_slide_fit_record.py checks; this test keeps that measurement honest on one
 notebook. Screenshots of any cut slide go to ``artifacts/projector/``.
 """
-import executed
+from tools import executed
 import slide_fit
 from test_live_gauge import ROOT
 

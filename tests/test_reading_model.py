@@ -1,28 +1,31 @@
-"""The instructor guide (docs/instructors.md) and the learner times (tools/instructor_guide.py).
+"""The instructor guide (docs/instructors.md, tools/guide.py) and the learner times (tools/reading_model.py).
 
 - the lecture path's live minutes sum to 90, and every heading the guide cites exists in that notebook;
-- the notebooks' "**Time:**" lines and the guide's generated blocks are current (`--check`);
-- the reading model, calibrated on the versions the issue's reviewer timed, lands inside the reviewer's ranges;
-- the model counts what its docstring says (a small notebook built here), and `--write` touches nothing else;
+- the reading model, calibrated on the versions reviewers timed, lands inside the reviewers' ranges;
+- the model counts what its docstring says (a small notebook built here);
+- the PINN fast path fits its bound and is marked where course.toml says;
 - the README links the guide.
 """
 import dataclasses
 import json
 import math
 import re
-import shutil
 
 import nbformat
 import pytest
 
-import instructor_guide as guide
+from tools import fast_path
+from tools import guide as guide_blocks
+from tools import reading_model as guide
+from tools.blocks import filled, markers
+from tools.course import load
 
 CITATION = re.compile(r"\b(\d\d) «([^»]+)»")
 MODES = {"live", "skip", "homework"}
 
 
 def guide_text(root):
-    return (root / guide.GUIDE).read_text()
+    return (root / guide_blocks.GUIDE).read_text()
 
 
 def notebook(root, number):
@@ -31,22 +34,24 @@ def notebook(root, number):
 
 
 def test_the_lecture_path_fills_90_minutes_with_live_demos(root):
-    rows = guide.lecture_path(root)
-    assert {mode for _, _, mode, _ in rows} <= MODES, f"each row is one of {sorted(MODES)}"
-    live = sum(minutes for _, _, mode, minutes in rows if mode == "live")
-    assert live == 90, f"the live demos of the lecture path add up to {live} minutes, not 90"
-    assert all(minutes == 0 for _, _, mode, minutes in rows if mode != "live"), (
+    course = load(root)
+    rows = course.lecture_path
+    assert {row.mode for row in rows} <= MODES, f"each row is one of {sorted(MODES)}"
+    live = sum(row.minutes for row in rows if row.mode == "live")
+    assert live == course.lecture_minutes == 90, f"the live demos of the lecture path add up to {live} minutes, not 90"
+    assert all(row.minutes == 0 for row in rows if row.mode != "live"), (
         "skipped and homework rows take no class time: give them 0 minutes")
 
 
 def test_every_heading_the_guide_cites_exists_in_its_notebook(root):
     text = guide_text(root)
-    cited = [(number, heading) for number, heading, _, _ in guide.lecture_path(root)] + [
+    cited = [(row.notebook, row.section) for row in load(root).lecture_path] + [
         (number, " ".join(heading.split())) for number, heading in CITATION.findall(text)]   # a citation may wrap
     assert len(cited) > 60, "the guide cites the lecture path's sections and each misconception's refuting section"
     missing = [(number, heading) for number, heading in cited if heading not in guide.headings(notebook(root, number))]
     assert not missing, f"headings the guide cites that are not in the notebook (renamed?): {missing}"
-    outside_table = guide.PATH_TABLE.sub("", text)
+    start, end = markers("lecture-path")
+    outside_table = re.sub(re.escape(start) + ".*?" + re.escape(end), "", text, flags=re.S)
     unattributed = [outside_table[max(0, m.start() - 30):m.end() + 30] for m in re.finditer("«", outside_table)
                     if not re.search(r"\b\d\d $", outside_table[:m.start()])]
     assert not unattributed, f"cite a section as 'NN «heading»' so that it can be checked: {unattributed}"
@@ -54,10 +59,10 @@ def test_every_heading_the_guide_cites_exists_in_its_notebook(root):
 
 def test_every_notebook_has_misconceptions_questions_and_its_generated_blocks(root):
     text = guide_text(root)
-    for path in guide.notebook_paths(root):
+    for path in load(root).paths:
         number = path.stem[:2]
         section = re.search(rf"^## {number} · .*?(?=^## )", text, re.S | re.M)
-        assert section, f"{guide.GUIDE} has no '## {number} · ...' section for {path.name}"
+        assert section, f"{guide_blocks.GUIDE} has no '## {number} · ...' section for {path.name}"
         refuted = CITATION.findall(section[0].split("**Common misconceptions.**")[1].split("**The live demo")[0])
         assert refuted and all(n == number for n, _ in refuted), (
             f"{path.name}: each misconception cites the section of this notebook that refutes it")
@@ -65,14 +70,7 @@ def test_every_notebook_has_misconceptions_questions_and_its_generated_blocks(ro
         questions = re.findall(r"^\d\. ", asked, re.M)
         assert len(questions) == 3, f"{path.name}: three discussion questions, found {len(questions)}"
         for block in ("objectives", "time", "checks"):
-            assert guide.markers(f"{block}-{number}")[0] in section[0], f"{path.name}: no generated {block} block"
-
-
-def test_times_and_generated_blocks_are_current(root):
-    # Fails until `python tools/instructor_guide.py --write` has run since the notebooks, the model or the
-    # measurements last changed: that is the point.
-    out_of_date = guide.stale(root)
-    assert not out_of_date, ("out of date: run `python tools/instructor_guide.py --write`\n" + "".join(out_of_date.values()))
+            assert markers(f"{block}-{number}")[0] in section[0], f"{path.name}: no generated {block} block"
 
 
 def test_the_calibrated_model_lands_in_the_reviewers_ranges(root):
@@ -80,14 +78,14 @@ def test_the_calibrated_model_lands_in_the_reviewers_ranges(root):
     fields = {field.name for field in dataclasses.fields(guide.Features)}
     for name, entry in record["read_throughs"].items():
         assert set(entry["features"]) == fields, (
-            f"{guide.CALIBRATION} counts other features than the model: run `python tools/instructor_guide.py --calibrate`")
+            f"{guide.CALIBRATION} counts other features than the model: run `python -m tools.reading_model --calibrate`")
     results = guide.calibration(root)
     assert set(results) == set(guide.REVIEWED), "the calibration covers exactly the read-throughs reviewers timed"
     for name, (estimate, (low, high)) in results.items():
         assert (low, high) == guide.REVIEWED[name][2]
         assert low <= estimate.total <= high, (
             f"the reading model gives {estimate.total} min for {name} as the reviewer read it; they needed {low}-{high}: "
-            "change the rates in tools/instructor_guide.py (and say why in its docstring)")
+            "change the rates in tools/reading_model.py (and say why in its docstring)")
 
 
 def _cell(kind, source, **metadata):
@@ -128,36 +126,12 @@ def test_check_cells_are_read_under_their_section_with_their_messages(tmp_path):
     ])
     path = tmp_path / "09_new.ipynb"
     nbformat.write(nb, path)
-    assert guide.check_cells(path) == [("1 · First", [("1.95 < order < 2.05", "the fit gave h^{order}")]),
+    assert guide_blocks.check_cells(path) == [("1 · First", [("1.95 < order < 2.05", "the fit gave h^{order}")]),
                                        ("A sub-section", [("c > 0", "positive")])]
 
 
-def copy_course(root, to):
-    """What the guide's tool reads: notebooks, solutions, the guide, the measurements and pyproject.toml."""
-    for folder in ("notebooks", "solutions", "docs", "data"):
-        shutil.copytree(root / folder, to / folder, ignore=shutil.ignore_patterns("clinic", "reference", "site"))
-    shutil.copy(root / "pyproject.toml", to / "pyproject.toml")
-
-
-def test_write_changes_only_the_time_lines_and_the_guide_and_is_idempotent(tmp_path, root):
-    copy_course(root, tmp_path)
-    path = tmp_path / "notebooks" / "01_graph_lifecycle.ipynb"
-    notebook = nbformat.read(path, as_version=4)
-    index = guide.title_cell(notebook, path.name)
-    notebook.cells[index].source = guide.TIME_LINE.sub("**Time:** about 1 minutes.", notebook.cells[index].source)
-    nbformat.write(notebook, path)
-    before = path.read_text()
-
-    assert "notebooks/01_graph_lifecycle.ipynb" in guide.stale(tmp_path, write=True)
-    assert guide.stale(tmp_path) == {}, "after --write everything is current"
-    expected = guide.time_line(path, tmp_path)
-    assert expected.startswith(f"**Time:** about {guide.estimate(path, tmp_path).rounded} minutes (by section: intro ")
-    assert path.read_text() == before.replace("**Time:** about 1 minutes.", expected), (
-        "--write changes the Time line of the title cell and not one other byte")
-
-
 def test_the_time_line_states_each_section_and_they_add_up(root):
-    for path in guide.notebook_paths(root):
+    for path in load(root).paths:
         sections = guide.section_estimates(path, root)
         headings = [title for level, title, *_ in guide.spans(nbformat.read(path, as_version=4).cells) if level == 2]
         assert [label for label, _ in sections] == ["intro", *headings], f"{path.name}: one entry per ## section"
@@ -169,30 +143,34 @@ def test_the_time_line_states_each_section_and_they_add_up(root):
 
 
 def test_the_pinn_fast_path_fits_30_minutes_and_is_marked_in_00_and_05(root):
-    stops, total = guide.fast_path(root)
-    assert total <= guide.FAST_PATH_LIMIT, f"the fast path takes {total} min by the reading model, over 30"
+    course = load(root)
+    stops, total = fast_path.fast_path(course)
+    assert total <= course.fast_path["limit"] == 30, f"the fast path takes {total} min by the reading model, over 30"
     assert [heading.split(" · ")[0] for _, heading, *_ in stops][:4] == ["Myth vs measured", "Myth 2", "Myth 3", "Part 2"]
     assert stops[-1][0] == "07_find_the_leak" and "find_leaks" in stops[-1][2]
-    for name in guide.FAST_PATH_NOTEBOOKS:
-        notebook = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
-        index = guide.title_cell(notebook, name)
+    assert course.fast_path["marked_in"] == ["00", "05"]
+    for marked in course.fast_path["marked_in"]:
+        path = course.notebook(marked).path
+        notebook = nbformat.read(path, as_version=4)
+        index = guide.title_cell(notebook, path.name)
         cell = notebook.cells[index + 1]
-        assert cell.source == guide.fast_path_text(name, root), f"{name}: the fast path sits right below the title"
+        assert cell.source == fast_path.fast_path_text(course, path.stem), f"{path.stem}: the fast path sits right below the title"
+        assert sum(c.source.startswith(guide.FAST_PATH_MARK) for c in notebook.cells) == 1, "marked once"
         assert f"about {math.ceil(total)} minutes" in cell.source
-        for other, heading in guide.FAST_PATH_ASSUMES:  # the back-links name sections that exist
-            assert f"]({other}.ipynb)" in cell.source and f"«{heading}»" in cell.source
-            assert heading in guide.headings(root / "notebooks" / f"{other}.ipynb"), heading
-    assert guide.fast_path_block(root) in (root / guide.GUIDE).read_text(), "the guide shows the fast path"
+        for entry in course.fast_path["assumes"]:  # the back-links name sections that exist
+            other = course.notebook(entry["notebook"]).stem
+            assert f"]({other}.ipynb)" in cell.source and f"«{entry['heading']}»" in cell.source
+            assert entry["heading"] in guide.headings(root / "notebooks" / f"{other}.ipynb"), entry
+    assert fast_path.fast_path_block(course) in guide_text(root), "the guide shows the fast path"
     assert "fast path" in (root / "README.md").read_text().lower(), "the README shows the fast path"
 
 
 def test_a_guide_without_a_block_says_how_to_add_it(tmp_path, root):
-    copy_course(root, tmp_path)
-    text = (tmp_path / guide.GUIDE).read_text()
-    start, end = guide.markers("memory")
-    (tmp_path / guide.GUIDE).write_text(re.sub(re.escape(start) + ".*?" + re.escape(end), "", text, flags=re.S))
-    with pytest.raises(SystemExit, match="has no <!-- memory: written by"):
-        guide.stale(tmp_path)
+    text = guide_text(root)
+    start, end = markers("memory")
+    with pytest.raises(SystemExit, match="has no <!-- memory: generated by"):
+        filled(re.sub(re.escape(start) + ".*?" + re.escape(end), "", text, flags=re.S), "memory", "x",
+                            guide_blocks.GUIDE)
 
 
 def test_readme_links_the_guide(root):
@@ -200,31 +178,10 @@ def test_readme_links_the_guide(root):
         "README's 'For instructors' should link the instructor guide: [docs/instructors.md](docs/instructors.md)")
 
 
-def test_the_tools_docstring_examples_run():
+@pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "course", "blocks", "targets", "project", "notebook_map", "torch_table"])
+def test_the_tools_docstring_examples_run(module):
     import doctest
-    result = doctest.testmod(guide)
-    assert result.attempted >= 3 and result.failed == 0, f"tools/instructor_guide.py's examples: {result}"
+    import importlib
 
-
-def test_a_new_notebook_gets_its_section_of_the_guide_from_write(tmp_path, root):
-    copy_course(root, tmp_path)
-    new = tmp_path / "notebooks" / "08_new_topic.ipynb"
-    notebook = nbformat.read(tmp_path / "notebooks" / "07_find_the_leak.ipynb", as_version=4)
-    index = guide.title_cell(notebook, new.name)
-    notebook.cells[index].source = notebook.cells[index].source.replace("# 07 · Find the leak in your own code",
-                                                                        "# 08 · A new topic", 1)
-    nbformat.write(notebook, new)
-    shutil.copy(tmp_path / "solutions" / "07_find_the_leak.py", tmp_path / "solutions" / "08_new_topic.py")
-    times = json.loads((tmp_path / guide.RUN_TIMES).read_text())  # as `benchmarks/notebooks.py --json` records it
-    times["notebooks"]["08_new_topic"] = times["notebooks"]["07_find_the_leak"]
-    (tmp_path / guide.RUN_TIMES).write_text(json.dumps(times))
-
-    assert guide.GUIDE in guide.stale(tmp_path, write=True)
-    text = (tmp_path / guide.GUIDE).read_text()
-    section = text.index("## 08 · A new topic")
-    assert text.index("## 07 · Find the leak") < section < text.index("## When your numbers differ"), (
-        "the new section comes after the last notebook's")
-    assert text.index(guide.markers("checks-08")[1]) > text.index(guide.markers("objectives-08")[0]) > section
-    start, end = guide.markers("objectives-08")
-    assert text[text.index(start) + len(start):text.index(end)].strip(), "--write filled the new section's blocks"
-    assert guide.stale(tmp_path) == {}, "after --write everything is current"
+    result = doctest.testmod(importlib.import_module(f"tools.{module}"))
+    assert result.attempted >= 1 and result.failed == 0, f"tools/{module}.py's examples: {result}"
