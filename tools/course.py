@@ -16,7 +16,7 @@ from typing import NamedTuple
 import nbformat
 
 from tools.project import MANIFEST, ROOT, manifest
-MODES = ("live", "homework", "skip")
+MODES = ("live", "second", "homework", "skip")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +91,14 @@ class Course:
     @property
     def condensed_modes(self):
         return tuple(self.manifest["lecture"]["condensed"]["modes"])
+
+    @property
+    def cut(self):
+        """The condensed lecture's cut (``[lecture.condensed]``), as :class:`tools.lecture_edition.Cut` reads it."""
+        from tools.lecture_edition import Cut
+
+        condensed = self.manifest["lecture"]["condensed"]
+        return Cut(self.condensed_modes, condensed["title_minutes"], condensed["questions"], self.lecture_minutes)
 
     def lecture_notebooks(self):
         """The notebooks the lecture path names, whatever their rows' modes."""

@@ -275,7 +275,7 @@ def build_slides(executed, folder, condensed=False, log=print):
         old.unlink()  # the deck of a notebook that is gone
     for path in executed:
         nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
-        nb = lecture_edition(nb, path.stem, rows, condensed, course.condensed_modes)
+        nb = lecture_edition(nb, path.stem, rows, condensed, course.cut)
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
         title = first_heading(nb) or path.stem
         nb.metadata["title"] = title
