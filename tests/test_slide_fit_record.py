@@ -22,8 +22,10 @@ def measured(root):
 
 
 @pytest.mark.parametrize("size", [f"{width}x{height}" for width, height in record.SIZES])
-def test_no_slide_of_the_lecture_path_is_cut_off_and_text_reads_at_24_px(measured, size):
-    for name, found in measured["notebooks"].items():
+@pytest.mark.parametrize("edition", ["notebooks", "condensed"])
+def test_no_slide_of_the_lecture_path_is_cut_off_and_text_reads_at_24_px(measured, size, edition):
+    assert measured[edition], f"the record has no {edition} edition: " + RE_RECORD
+    for name, found in measured[edition].items():
         assert found[size]["slides"] >= 8, f"{name} at {size}: RISE showed {found[size]['slides']} slides"
         assert found[size]["cut"] == 0, (
             f"{name} at {size}: {found[size]['cut']} slides taller than the window: {found[size]['cut_ids']}. Split "
