@@ -42,6 +42,15 @@ class Row(NamedTuple):
     note: str = ""
 
 
+class Cut(NamedTuple):
+    """The condensed lecture's cut (course.toml's ``[lecture.condensed]``): the rows' modes it shows, the minutes of
+    each notebook's title slide, the minutes left for questions and the lecture's length."""
+    shown: tuple = ("live",)
+    title_minutes: int = 1
+    questions: int = 0
+    total: int = 90
+
+
 class Stop(NamedTuple):
     """A stop of the fast path: a section of a notebook, and what it gives ("" joins it to the stop above)."""
     notebook: str
@@ -94,9 +103,7 @@ class Course:
 
     @property
     def cut(self):
-        """The condensed lecture's cut (``[lecture.condensed]``), as :class:`tools.lecture_edition.Cut` reads it."""
-        from tools.lecture_edition import Cut
-
+        """The condensed lecture's cut (``[lecture.condensed]``), as :class:`Cut`."""
         condensed = self.manifest["lecture"]["condensed"]
         return Cut(self.condensed_modes, condensed["title_minutes"], condensed["questions"], self.lecture_minutes)
 

@@ -31,6 +31,7 @@ import time
 from tools.course import ROOT, load
 from tools.editions import learner_edition
 from tools.executed import execute
+from tools import student_handouts
 from tools.lecture_edition import lecture_edition
 from tools.setup_cell import is_setup_cell
 
@@ -425,6 +426,7 @@ def main(argv=None):
         build_slides(execute(build, course.live_notebooks()), folder("slides_condensed"), condensed=True)
     elif args.what == "slides":
         build_slides(execute(build, course.paths), folder("slides"))
+        student_handouts.build(build / "handouts", course)  # the students' cheat sheet and lab worksheet
     else:
         build_site(execute(build, course.paths), folder("site"))
 

@@ -23,12 +23,11 @@ innermost row around it (01's «3 · ...» is live, the «Going further» inside
 """
 import copy
 import re
-from typing import NamedTuple
 
 import nbformat
 
 from tools import reading_model
-from tools.course import notebook_text, read
+from tools.course import Cut, notebook_text, read
 
 KEEP = "slide-keep"  # a cell's tag: on the condensed lecture's slides
 MINUTES_TAG = re.compile(r"slide-(\d+)-min")  # a kept cell's tag: it opens a condensed slide of that many minutes
@@ -98,15 +97,6 @@ def _title_slide(nb, name):
     first = reading_model.title_cell(nb, name)
     end = next((i for i in range(first + 1, len(nb.cells)) if slide_type(nb.cells[i]) == "slide"), len(nb.cells))
     return set(range(first, end))
-
-
-class Cut(NamedTuple):
-    """The condensed lecture's cut (course.toml's ``[lecture.condensed]``): the rows' modes it shows, the minutes of
-    each notebook's title slide, the minutes left for questions and the lecture's length."""
-    shown: tuple = ("live",)
-    title_minutes: int = 1
-    questions: int = 0
-    total: int = 90
 
 
 def tags(cell):
