@@ -216,6 +216,10 @@ body.rise-enabled .reveal .jp-InputArea-editor .highlight pre {
   font-size: var(--jp-code-font-size); line-height: var(--jp-code-line-height);
   white-space: pre-wrap; word-break: break-word;
 }
+/* a cell is never wider than its slide: flex items may shrink below a wide picture's or a long line's width */
+body.rise-enabled .reveal .slides section :is(.jp-Cell, .jp-InputArea, .jp-OutputArea-child, .jp-OutputArea-output,
+                                              .jp-InputArea-editor) { min-width: 0; max-width: 100%; }
+body.rise-enabled .reveal .slides section { text-align: left; }
 body.rise-enabled .reveal .jp-RenderedHTMLCommon, body.rise-enabled .reveal .jp-RenderedText,
 body.rise-enabled .reveal .jp-OutputArea-output { font-size: var(--jp-content-font-size1); }
 /* the speaker view's previews draw the deck small: no word is broken letter by letter there */
