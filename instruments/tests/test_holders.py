@@ -476,3 +476,17 @@ def test_a_class_the_search_met_can_die_with_what_its_body_keeps():
     del keeper, Keeper, found
     gc.collect()
     assert kept() is None, "a cache of the search kept the class alive"
+
+
+def test_an_id_in_a_dict_key_reads_as_the_code_writes_it_not_as_an_address():
+    """A cache keyed by ``(id(y), id(x))`` (notebook 07's derivative cache): the holder names ``x`` where the step
+    reaches it, and shows ``id(…)`` for the item's own; never the raw address."""
+    weight = torch.ones(4, requires_grad=True)
+    cache = {}
+
+    def step():
+        y = weight * 2
+        cache[(id(y), id(weight))] = (y,)
+
+    holder = find_leaks(step).top.holder
+    assert holder.startswith("cache[(id(…), id(weight))]"), holder
