@@ -10,9 +10,9 @@ moves it one option. Screenshot: ``artifacts/clicker_keys.png``.
 import nbformat
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
-import handouts
 from course_utils.explorers import Explorer
 from course_utils.explorers.static_html import static_explorer
+from tools import handouts
 
 FORWARD, BACK = ("ArrowRight", "PageDown", "Space"), ("ArrowLeft", "PageUp")  # what clickers send
 SLIDER = ".amlab-static-explorer input[type=range]"
