@@ -1,7 +1,7 @@
 """The notebooks run once, top to bottom, for the handouts (`make slides`, `make site`): build/executed/NN_name.ipynb.
 
     python -m tools.executed                 # run what is stale into build/executed/, print each one's time
-    python -m tools.executed --build /tmp/b  # the same into /tmp/b/executed/
+    python -m tools.executed --build try     # the same into try/executed/
 
 Each notebook runs with nbclient on the course's kernel, in notebooks/ (so relative data paths work), two at a
 time, at most 180 s per cell. A copy newer than its notebook and than every file of course_utils/ is reused.

@@ -3,7 +3,7 @@
     python -m tools.handouts slides                 # build/slides/NN_name.slides.html and build/slides/index.html
     python -m tools.handouts slides --condensed     # the condensed lecture's decks in build/slides-condensed/
     python -m tools.handouts site                   # build/site/index.html and one page per notebook
-    python -m tools.handouts slides --build /tmp/b  # the same under /tmp/b/ instead of build/
+    python -m tools.handouts slides --build try     # the same under try/ instead of build/
 
 Both read the notebooks executed once into build/executed/ (tools/executed.py). The decks are the lecture
 edition (tools/lecture_edition.py: speaker notes in the speaker view, key S, with each live section's minutes;

@@ -4,20 +4,21 @@ holder (``target``, as the code names it), and, where the source shows the line,
 (``.item()``: a ``.detach()``-ed tensor keeps the same bytes), a state carried from step to step is detached where
 the next step reads it, a cache is cleared, a hook is registered once.
 
->>> edit_line("losses.append(loss)", KEEP_NUMBER, "losses")
-'losses.append(loss.item())'
->>> edit_line("self.total_loss += loss", KEEP_NUMBER, "total_loss")
-'self.total_loss += loss.item()'
->>> edit_line("memory = torch.tanh(0.9 * memory + x)", DETACH_CARRIED, "memory")
-'memory = torch.tanh(0.9 * memory.detach() + x)'
->>> edit_line("loss.backward(create_graph=True)", NO_CREATE_GRAPH, "")
-'loss.backward()'
->>> edit_line("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, "")
-'loss.backward(retain_graph=True)  # ∂²'
->>> edit_line("loss.backward(retain_graph=True)  # else: backward through the graph a second time", NO_RETAIN_GRAPH, "")
-'loss.backward()  # else: backward through the graph a second time'
->>> edit_line("σ_log.append(σ)", KEEP_NUMBER, "σ_log")
-'σ_log.append(σ.item())'
+>>> for line, action, name in [("losses.append(loss)", KEEP_NUMBER, "losses"),
+...                             ("self.total_loss += loss", KEEP_NUMBER, "total_loss"),
+...                             ("σ_log.append(σ)", KEEP_NUMBER, "σ_log"),
+...                             ("memory = torch.tanh(0.9 * memory + x)", DETACH_CARRIED, "memory"),
+...                             ("loss.backward(create_graph=True)", NO_CREATE_GRAPH, ""),
+...                             ("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, ""),
+...                             ("loss.backward(retain_graph=True)  # a second backward", NO_RETAIN_GRAPH, "")]:
+...     print(edit_line(line, action, name))
+losses.append(loss.item())
+self.total_loss += loss.item()
+σ_log.append(σ.item())
+memory = torch.tanh(0.9 * memory.detach() + x)
+loss.backward()
+loss.backward(retain_graph=True)  # ∂²
+loss.backward()  # a second backward
 """
 import ast
 import dataclasses
