@@ -111,26 +111,85 @@ def test_a_row_whose_heading_is_gone_fails_with_the_row_to_fix():
 
 def test_the_course_condensed(root):
     """Every notebook with a live row, condensed: on slides only its title slide (up to the next slide) and its live
-    rows' cells, every code cell kept in order, and each live row's minutes opening one note."""
-    rows = load(root).lecture_path
+    rows' cells, every code cell kept in order; a notebook marked for the cut shows only its kept cells, each slide
+    opening its notes with its minutes, and an unmarked one opens each live row's first note with the row's minutes."""
+    course = load(root)
+    rows = course.lecture_path
     timed = lecture_edition.timings(rows)
-    paths = load(root).live_notebooks()
+    paths = course.live_notebooks()
     assert [path.stem[:2] for path in paths] == sorted({number for number, _ in timed})
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        condensed = lecture_edition.lecture_edition(nb, path.stem, rows, condensed=True)
+        condensed = lecture_edition.lecture_edition(nb, path.stem, rows, True, course.cut)
+        assert [c.source for c in condensed.cells if c.cell_type == "code"] == [
+            c.source for c in nb.cells if c.cell_type == "code"], f"{path.name}: every code cell kept, in order"
+        deciding = lecture_edition.deciding_rows(condensed.cells, path.stem, rows)
+        if any(map(lecture_edition.is_kept, nb.cells)):
+            shown = [(cell, row) for cell, row, kind in zip(condensed.cells, deciding, types(condensed))
+                     if kind not in ("skip", "notes")]
+            assert all(lecture_edition.is_kept(cell) for cell, _ in shown), f"{path.name}: only slide-keep cells shown"
+            stray = [cell.source[:40] for cell, row in shown if not (row and row[2] == "live") and
+                     not cell.source.startswith("# ")]
+            assert not stray, f"{path.name}: {stray} are on slides, outside the title and the live sections"
+            continue
         first = guide.title_cell(condensed, path.stem)
         end = next(i for i in range(first + 1, len(condensed.cells)) if types(condensed)[i] == "slide")
-        deciding = lecture_edition.deciding_rows(condensed.cells, path.stem, rows)
         stray = [i for i, (kind, row) in enumerate(zip(types(condensed), deciding))
                  if kind != "skip" and not first <= i < end and not (row and row[2] == "live")]
         assert not stray, f"{path.name}: cells {stray} are on slides, outside the title slide and the live sections"
-        assert [c.source for c in condensed.cells if c.cell_type == "code"] == [
-            c.source for c in nb.cells if c.cell_type == "code"], f"{path.name}: every code cell kept, in order"
         opened = sorted(lecture_edition.TIMING.match(cell.source.removeprefix(NOTES + " "))[0].strip()
                         for cell in condensed.cells if guide.is_notes(cell) and "**In class:" in cell.source)
         assert opened == sorted(lecture_edition.timing(*when) for (number, _), when in timed.items()
                                 if number == path.stem[:2]), f"{path.name}: one note per live row opens with its minutes"
+
+
+def condensed_slides(course):
+    """``[(notebook, row or None for its title, minutes, the slide's first note)]``: every slide of the condensed
+    lecture, in order."""
+    slides = []
+    for path in course.live_notebooks():
+        nb = lecture_edition.lecture_edition(nbformat.read(path, as_version=4), path.stem, course.lecture_path, True,
+                                             course.cut)
+        deciding = lecture_edition.deciding_rows(nb.cells, path.stem, course.lecture_path)
+        for index, cell in enumerate(nb.cells):
+            if types(nb)[index] == "slide":
+                note = nb.cells[index + 1].source if guide.is_notes(nb.cells[index + 1]) else ""
+                slides.append((path.stem[:2], deciding[index], lecture_edition.slide_minutes(cell), note))
+    return slides
+
+
+def test_the_condensed_lecture_fits_its_90_minutes(root):
+    """The condensed lecture as it is projected: at most 75 slides, each stating its minutes in its speaker notes,
+    and those minutes with the questions' at most the lecture's; each live row's slides take the row's minutes, each
+    title slide the cut's title minutes."""
+    course = load(root)
+    cut, slides = course.cut, condensed_slides(course)
+    assert len(slides) <= 75, f"the condensed lecture has {len(slides)} slides: at most 75 fit 90 minutes (aim 60-70)"
+    unstated = [(number, row and row[1]) for number, row, minutes, _ in slides if minutes is None]
+    assert not unstated, f"slides without their minutes (tag the cell that opens each slide-N-min): {unstated}"
+    minutes = sum(minutes for _, _, minutes, _ in slides)
+    assert minutes + cut.questions <= cut.total, (
+        f"{len(slides)} slides take {minutes} min, with {cut.questions} min of questions {minutes + cut.questions}: "
+        f"more than the lecture's {cut.total}")
+    clock = 0
+    for number, row, length, note in slides:
+        assert note.startswith(f"{NOTES} {lecture_edition.pace(length, clock, cut.total)}"), (
+            f"{number} «{row and row[1]}»: the slide's notes should open with its minutes and place: {note[:90]!r}")
+        clock += length
+    for row in (row for row in course.lecture_path if row.mode in cut.shown):
+        taken = sum(minutes for _, decided, minutes, _ in slides if decided == row)
+        assert taken == row.minutes, f"{row.notebook} «{row.section}»: its slides take {taken} min, the path says {row.minutes}"
+    titles = [minutes for _, row, minutes, _ in slides if row is None]
+    assert titles == [cut.title_minutes] * len(course.live_notebooks()), f"each title slide {cut.title_minutes} min"
+
+
+def test_the_rest_is_a_second_session_of_the_same_bound(root):
+    """The live sections the lecture leaves out make a second 90-minute session, questions included."""
+    course = load(root)
+    second = [row for row in course.lecture_path if row.mode == "second"]
+    minutes = sum(row.minutes for row in second)
+    assert second and minutes + course.cut.questions <= course.cut.total, (
+        f"the second session's {len(second)} sections take {minutes} min, with questions more than {course.cut.total}")
 
 
 def test_the_slide_count_is_the_decks():

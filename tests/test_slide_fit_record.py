@@ -10,6 +10,8 @@ measures notebook 04 live, so the record's measurement itself stays tested.
 import pytest
 
 from tools import slide_fit_record as record
+from tools.course import load
+from tools.lecture_edition import condensed_summary
 
 MIN_TEXT_PX = 24
 MIN_GRAPH_PX = 16  # the plots' floor in lecture style (autograd_memory.formats.display_settings.MIN_PX)
@@ -22,9 +24,15 @@ def measured(root):
 
 
 @pytest.mark.parametrize("size", [f"{width}x{height}" for width, height in record.SIZES])
-def test_no_slide_of_the_lecture_path_is_cut_off_and_text_reads_at_24_px(measured, size):
-    for name, found in measured["notebooks"].items():
-        assert found[size]["slides"] >= 8, f"{name} at {size}: RISE showed {found[size]['slides']} slides"
+@pytest.mark.parametrize("edition", ["notebooks", "condensed"])
+def test_no_slide_of_the_lecture_path_is_cut_off_and_text_reads_at_24_px(measured, size, edition, root):
+    assert measured[edition], f"the record has no {edition} edition: " + RE_RECORD
+    cut = condensed_summary(load(root)) if edition == "condensed" else {}
+    for name, found in measured[edition].items():
+        if edition == "condensed":  # RISE showed the condensed lecture's slides, as the cut counts them
+            assert found[size]["slides"] == cut[name][0], f"{name} at {size}: RISE showed {found[size]['slides']} slides"
+        else:
+            assert found[size]["slides"] >= 8, f"{name} at {size}: RISE showed {found[size]['slides']} slides"
         assert found[size]["cut"] == 0, (
             f"{name} at {size}: {found[size]['cut']} slides taller than the window: {found[size]['cut_ids']}. Split "
             "the tall cell (a sub-slide per part) or size its picture to the slide, then " + RE_RECORD)

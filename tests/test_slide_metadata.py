@@ -86,6 +86,14 @@ def test_setup_and_check_cells_are_skipped_on_slides(notebook):
     assert not shown, f"{notebook.name}: check cells {shown} hold only asserts: mark them 'skip' (they still run)"
 
 
+def test_no_check_shows_on_a_slide(notebook):
+    """A slide shows the demo, not its checks: an ``assert`` (anywhere in a cell, in a loop or an ``if`` too) goes to a
+    ``skip`` cell of its own, after the one that shows."""
+    shown = [i for i, cell, source, slide_type in cells(notebook) if cell["cell_type"] == "code" and slide_type != "skip"
+             and any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(source)))]
+    assert not shown, f"{notebook.name}: cells {shown} show an assert on a slide: move it to a skip cell after them"
+
+
 def test_headings_open_slides(notebook):
     wrong = []
     for i, cell, source, slide_type in cells(notebook):

@@ -17,7 +17,7 @@ import nbformat
 
 from tools.project import MANIFEST, ROOT, manifest
 
-MODES = ("live", "homework", "skip")
+MODES = ("live", "second", "homework", "skip")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +41,15 @@ class Row(NamedTuple):
     mode: str
     minutes: int
     note: str = ""
+
+
+class Cut(NamedTuple):
+    """The condensed lecture's cut (course.toml's ``[lecture.condensed]``): the rows' modes it shows, the minutes of
+    each notebook's title slide, the minutes left for questions and the lecture's length."""
+    shown: tuple = ("live",)
+    title_minutes: int = 1
+    questions: int = 0
+    total: int = 90
 
 
 class Stop(NamedTuple):
@@ -90,10 +99,14 @@ class Course:
         return self.manifest["lecture"]["minutes"]
 
     @property
-    def condensed(self):
-        """The condensed cut (``[lecture.condensed]``), as :func:`tools.lecture_edition.lecture_edition` takes it."""
-        cut = self.manifest["lecture"]["condensed"]
-        return {"shown": tuple(cut["modes"]), "title_slide": cut["title_slide"]}
+    def condensed_modes(self):
+        return tuple(self.manifest["lecture"]["condensed"]["modes"])
+
+    @property
+    def cut(self):
+        """The condensed lecture's cut (``[lecture.condensed]``), as :class:`Cut`."""
+        condensed = self.manifest["lecture"]["condensed"]
+        return Cut(self.condensed_modes, condensed["title_minutes"], condensed["questions"], self.lecture_minutes)
 
     def lecture_notebooks(self):
         """The notebooks the lecture path names, whatever their rows' modes."""
@@ -102,7 +115,7 @@ class Course:
 
     def live_notebooks(self):
         """The notebooks the condensed lecture shows: those with a row of a condensed mode."""
-        shown = {row.notebook for row in self.lecture_path if row.mode in self.condensed["shown"]}
+        shown = {row.notebook for row in self.lecture_path if row.mode in self.condensed_modes}
         return [n.path for n in self.notebooks if n.id in shown]
 
     @property

@@ -28,6 +28,7 @@ import shutil
 import sys
 import time
 
+from tools import student_handouts
 from tools.course import ROOT, load
 from tools.editions import learner_edition
 from tools.executed import execute
@@ -211,13 +212,33 @@ window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\(', '\\)']], processEscapes
 /* a slide taller than the screen scrolls (what nbconvert's `scroll` option did with jQuery) */
 .reveal .slides > section > section { max-height: 100%; overflow-y: auto; }
 </style>
+<!-- the live slides' projector stylesheet (tools/rise.css), then what nbconvert's markup needs of it -->
+<link rel="stylesheet" href="rise.css">
+<style>
+body.rise-enabled .reveal .jp-InputArea-editor .highlight pre {
+  font-size: var(--jp-code-font-size); line-height: var(--jp-code-line-height);
+  white-space: pre-wrap; word-break: break-word;
+}
+/* a cell is never wider than its slide: flex items may shrink below a wide picture's or a long line's width */
+body.rise-enabled .reveal .slides section :is(.jp-Cell, .jp-InputArea, .jp-OutputArea-child, .jp-OutputArea-output,
+                                              .jp-InputArea-editor) { min-width: 0; max-width: 100%; }
+body.rise-enabled .reveal .slides section { text-align: left; }
+body.rise-enabled .reveal .jp-RenderedHTMLCommon, body.rise-enabled .reveal .jp-RenderedText,
+body.rise-enabled .reveal .jp-OutputArea-output { font-size: var(--jp-content-font-size1); }
+/* the speaker view's previews draw the deck small: no word is broken letter by letter there */
+body.rise-enabled.reveal-speaker-preview .reveal :is(.jp-RenderedText pre, .jp-InputArea-editor .highlight pre) {
+  word-break: normal;
+}
+</style>
 {%- endblock html_head_js_mathjax -%}
 {% block footer_js %}
 <script src="{{ reveal_url_prefix }}/dist/reveal.js"></script>
 <script src="{{ reveal_url_prefix }}/plugin/notes/notes.js"></script>
 <script>
+document.body.classList.add("rise-enabled");  /* tools/rise.css's rules, as on the live slides */
+if (window.location.search.includes("receiver")) document.body.classList.add("reveal-speaker-preview");
 Reveal.initialize({
-    controls: true, progress: true, history: true, slideNumber: "c/t",
+    controls: true, progress: true, history: true, slideNumber: "c/t", margin: 0,
     transition: "{{ reveal_transition }}", width: {{ reveal_width }}, height: {{ reveal_height }},
     plugins: [RevealNotes],
 });
@@ -234,7 +255,7 @@ def slides_exporter():
                               template_file="offline_reveal.html.j2", embed_images=True,
                               exclude_input_prompt=True, exclude_output_prompt=True)
     exporter.reveal_url_prefix, exporter.reveal_theme = "reveal.js", "white"
-    exporter.reveal_width, exporter.reveal_height = "1280", "800"
+    exporter.reveal_width, exporter.reveal_height = "1280", "720"  # a projector's 16:9, as the live slides are measured
     return exporter
 
 
@@ -273,12 +294,13 @@ def build_slides(executed, folder, condensed=False, log=print):
     folder.mkdir(parents=True, exist_ok=True)
     copy_reveal(folder / "reveal.js")
     copy_mathjax(folder / "mathjax")
+    shutil.copy2(ROOT / "tools" / "rise.css", folder / "rise.css")
     exporter, decks = slides_exporter(), {}
     for old in set(folder.glob("*.slides.html")) - {folder / f"{path.stem}.slides.html" for path in executed}:
         old.unlink()  # the deck of a notebook that is gone
     for path in executed:
         nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
-        nb = lecture_edition(nb, path.stem, rows, condensed, **course.condensed)
+        nb = lecture_edition(nb, path.stem, rows, condensed, course.cut)
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
         title = first_heading(nb) or path.stem
         nb.metadata["title"] = title
@@ -286,17 +308,42 @@ def build_slides(executed, folder, condensed=False, log=print):
         name = f"{path.stem}.slides.html"
         (folder / name).write_text(page)
         decks[name] = (title, slide_count(page))
-    listed = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides)</li>'
+    listed = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides, '
+                       f'<a href="{name.removesuffix(".html")}.pdf">PDF</a>)</li>'
                        for name, (title, count) in decks.items())
     slides = sum(count for _, count in decks.values())
     minutes = sum(row.minutes for row in rows if row.mode == "live")
     summary = (CONDENSED_SUMMARY if condensed else SUMMARY).format(slides=slides, decks=len(decks), minutes=minutes)
     (folder / "index.html").write_text(INDEX_PAGE.format(summary=summary, rows=listed))
     check_offline(folder)
+    print_pdf([folder / name for name in decks], log)
     for name, (_, count) in decks.items():
         log(f"[slides] {name}: {count} slides")
     log(f"[slides] {len(decks)} decks in {time.perf_counter() - start:.1f} s -> {shown(folder / 'index.html')}")
     return {name: count for name, (_, count) in decks.items()}
+
+
+def print_pdf(pages, log=print, chromium="/usr/bin/chromium"):
+    """A PDF beside each deck (``NN_name.slides.pdf``), one page per slide, as chromium prints reveal.js's
+    ``?print-pdf`` view; without chromium, say how to get it and go on (the decks themselves are built)."""
+    if not pathlib.Path(chromium).exists():
+        log(f"[slides] no PDFs: {chromium} is missing (Debian: sudo apt-get install chromium)")
+        return []
+    from playwright.sync_api import sync_playwright
+
+    printed = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        for path in pages:
+            page.goto(path.as_uri() + "?print-pdf")
+            page.wait_for_function("() => window.Reveal && Reveal.isReady()")
+            page.wait_for_timeout(500)  # MathJax and the pictures
+            page.pdf(path=str(path.with_suffix(".pdf")), width="1280px", height="720px", print_background=True)
+            printed.append(path.with_suffix(".pdf"))
+        browser.close()
+    log(f"[slides] {len(printed)} PDFs beside the decks")
+    return printed
 
 
 INDEX_PAGE = """<!DOCTYPE html>
@@ -397,6 +444,7 @@ def main(argv=None):
         build_slides(execute(build, course.live_notebooks()), folder("slides_condensed"), condensed=True)
     elif args.what == "slides":
         build_slides(execute(build, course.paths), folder("slides"))
+        student_handouts.build(build / "handouts", course)  # the students' cheat sheet and lab worksheet
     else:
         build_site(execute(build, course.paths), folder("site"))
 

@@ -47,15 +47,28 @@ def stylesheet_fingerprint(root=ROOT):
     return hashlib.sha256((root / STYLESHEET).read_bytes()).hexdigest()
 
 
-def make(results, command, root=ROOT):
-    """The record of ``results`` (``slide_fit.measure``'s ``{notebook file: {"WxH": summary}}``), per-slide data left out."""
+def condensed_fingerprint(path, root=ROOT):
+    """The fingerprint of the condensed lecture's edition of the notebook at ``path`` (its cut, course.toml's, too)."""
+    from tools.course import read
+    from tools.lecture_edition import lecture_edition
+
+    course = load_course(root)
+    return fingerprint(lecture_edition(read(path), path.stem, course.lecture_path, True, course.cut).cells)
+
+
+def make(results, command, root=ROOT, condensed=None):
+    """The record of ``results`` (``slide_fit.measure``'s ``{notebook file: {"WxH": summary}}``) and of the condensed
+    lecture's ``condensed`` (the same, for its editions), per-slide data left out."""
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+    def kept(found, fingerprinted):
+        return {pathlib.Path(name).stem: {"source_sha256": fingerprinted(root / "notebooks" / pathlib.Path(name).name),
+                                          **{size: {key: summary[key] for key in KEPT} for size, summary in by_size.items()}}
+                for name, by_size in sorted(found.items())}
     return {"provenance": {"command": command, "date": date},
             "stylesheet_sha256": stylesheet_fingerprint(root),
-            "notebooks": {pathlib.Path(name).stem: {
-                "source_sha256": notebook_fingerprint(root / "notebooks" / name),
-                **{size: {key: found[key] for key in KEPT} for size, found in by_size.items()}}
-                for name, by_size in sorted(results.items())}}
+            "notebooks": kept(results, notebook_fingerprint),
+            "condensed": kept(condensed or {}, lambda path: condensed_fingerprint(path, root))}
 
 
 def load(root=ROOT):
@@ -75,4 +88,11 @@ def stale(record, root=ROOT):
     for name, path in sorted(wanted.items()):
         if name in record["notebooks"] and record["notebooks"][name]["source_sha256"] != notebook_fingerprint(path):
             found.append(f"notebooks/{path.name} changed (its cells or their slide types)")
+    condensed = {path.stem: path for path in load_course(root).live_notebooks()}
+    measured = record.get("condensed", {})
+    if set(condensed) != set(measured):
+        found.append(f"the condensed lecture shows {sorted(condensed)}, the record measured {sorted(measured)}")
+    for name, path in sorted(condensed.items()):
+        if name in measured and measured[name]["source_sha256"] != condensed_fingerprint(path, root):
+            found.append(f"the condensed edition of notebooks/{path.name} changed (its cells, slide types or cut)")
     return found

@@ -4,7 +4,9 @@ The ipywidgets panel of :mod:`course_utils.explorers` needs a widget manager, wh
 0.43.1), the offline decks and the static site do not have. :func:`static_explorer` measures the explorer's capped
 grid once, in the kernel, with the explorer's own compute function, and returns HTML: a range input per control, the
 measured readout of the chosen setting, and a few lines of plain JavaScript that show the frame for the inputs'
-positions. Every explorer's display carries it (``Explorer._repr_mimebundle_``, over the explorer's ``grid``). The
+positions. A clicker's keys (arrows, Page Up/Down, Space) always move the deck, never a control: a control takes
+keys only while it is dragged, and steps one option through its own visible - and + buttons. Every explorer's
+display carries it (``Explorer._repr_mimebundle_``, over the explorer's ``grid``). The
 readouts are the explorer's own ``html()``: the same numbers and pictures the panel shows, all measured before the
 page is drawn, and drawn once the whole grid is measured (06's figure draws every point measured so far).
 
@@ -30,9 +32,14 @@ __all__ = ["static_explorer", "StaticExplorer", "MAX_FRAMES"]
 # 5 x 5 x 4 settings, takes about 1.5 s and 90 kB.
 MAX_FRAMES = 100
 
+# The keys a presenter's clicker sends (and a lecturer's arrow keys) belong to the deck: reveal.js (RISE's slideshow and
+# the decks) ignores keys typed into an input, so a focused control hands each of them back, unchanged, by leaving the
+# focus. A control takes keys only while it is dragged; its steps are the visible - / + buttons, which take no focus.
+DECK_KEYS = ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "PageUp", "PageDown", " ", "Spacebar", "Home", "End")
+
 _SCRIPT = """(function () {
-  var root = document.getElementById(%(id)s), frames = %(frames)s, options = %(options)s;
-  var inputs = root.querySelectorAll('.amlab-static-input');
+  var root = document.getElementById(%(id)s), frames = %(frames)s, options = %(options)s, deckKeys = %(keys)s;
+  var inputs = root.querySelectorAll('.amlab-static-input'), dragged = null;
   function show() {
     var key = [];
     inputs.forEach(function (input, i) {
@@ -42,7 +49,34 @@ _SCRIPT = """(function () {
     });
     root.querySelector('.amlab-explorer-readout').innerHTML = frames[key.join('|')];
   }
-  inputs.forEach(function (input) { input.addEventListener('input', show); });
+  inputs.forEach(function (input) {
+    input.addEventListener('input', show);
+    if (input.tagName === 'SELECT') {  // a list picked from with the mouse gives the keys back once picked
+      input.addEventListener('change', function () { show(); input.blur(); });
+    } else {
+      input.addEventListener('pointerdown', function () { dragged = input; });
+    }
+  });
+  document.addEventListener('pointerup', function () { if (dragged) { dragged.blur(); dragged = null; } });
+  document.addEventListener('pointercancel', function () { if (dragged) { dragged.blur(); dragged = null; } });
+  root.addEventListener('keydown', function (event) {
+    if (deckKeys.indexOf(event.key) < 0 || (dragged && event.target === dragged)) return;
+    event.preventDefault();  // the control stays where it is ...
+    if (event.target.blur) event.target.blur();  // ... and the deck, no longer behind an input, takes the key
+  }, true);
+  root.querySelectorAll('.amlab-static-step').forEach(function (button) {
+    button.addEventListener('mousedown', function (event) { event.preventDefault(); });  // no focus taken
+    button.addEventListener('click', function () {
+      var input = button.parentNode.querySelector('.amlab-static-input');
+      var next = Number(input.value) + Number(button.dataset.step);
+      if (input.tagName === 'SELECT') {
+        input.selectedIndex = Math.max(0, Math.min(input.options.length - 1, next));
+      } else {
+        input.value = String(Math.max(Number(input.min), Math.min(Number(input.max), next)));
+      }
+      show();
+    });
+  });
   show();
 })();"""
 
@@ -68,7 +102,8 @@ class StaticExplorer:
                 for (name, (label, options)), value in zip(self.controls.items(), self.start)]
         options = [[_label(option) for option in options] for _, options in self.controls.values()]
         frames = {"|".join(key): readout for key, readout in self.frames.items()}
-        script = _SCRIPT % {"id": _json(block), "frames": _json(frames), "options": _json(options)}
+        script = _SCRIPT % {"id": _json(block), "frames": _json(frames), "options": _json(options),
+                             "keys": _json(list(DECK_KEYS))}
         shown = self.frames[tuple(_label(value) for value in self.start)]
         return (f"<div id='{block}' class='amlab-explorer amlab-static-explorer' style='display:flex;gap:1.5em;"
                 f"flex-wrap:wrap'><div style='flex:0 1 16em;min-width:12em'><b>{html.escape(self.title)}</b>"
@@ -81,11 +116,21 @@ def _control(name, options, value):
     """A range input over the options' positions (numbers), or a list to pick from (the others), at ``value``."""
     css, index = f"amlab-static-input amlab-explorer-{name}", options.index(value)
     if all(isinstance(option, int) for option in options):
-        return (f"<input type='range' class='{css}' min='0' max='{len(options) - 1}' step='1' value='{index}' "
-                f"style='width:12em'> <output>{html.escape(_label(value))}</output>")
-    items = "".join(f"<option value='{i}'{' selected' if i == index else ''}>{html.escape(_label(option))}</option>"
-                    for i, option in enumerate(options))
-    return f"<select class='{css}' style='font:inherit;max-width:100%'>{items}</select>"
+        control = (f"<input type='range' class='{css}' min='0' max='{len(options) - 1}' step='1' value='{index}' "
+                   f"style='width:9em;vertical-align:middle'>")
+        shown = f" <output>{html.escape(_label(value))}</output>"
+    else:
+        items = "".join(f"<option value='{i}'{' selected' if i == index else ''}>{html.escape(_label(option))}</option>"
+                        for i, option in enumerate(options))
+        control, shown = f"<select class='{css}' style='font:inherit;max-width:9em'>{items}</select>", ""
+    return f"{_step(-1)}{control}{_step(+1)}{shown}"
+
+
+def _step(step):
+    """A visible button that moves its control one option (what a clicker's keys never do)."""
+    sign, label = ("-", "one option less") if step < 0 else ("+", "one option more")
+    return (f"<button type='button' class='amlab-static-step' data-step='{step}' tabindex='-1' title='{label}' "
+            f"style='font:inherit;min-width:1.6em;padding:0 0.2em;margin:0 0.2em'>{sign}</button>")
 
 
 def _json(value):

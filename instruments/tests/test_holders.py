@@ -493,3 +493,17 @@ def test_a_tensor_among_plain_data_is_still_found_at_its_path():
     records[700]["weight"] = weight
     found = search([Root("records", records)])
     assert found.storages[id(weight.untyped_storage())] == "records[-300]['weight']"
+
+
+def test_an_id_in_a_dict_key_reads_as_the_code_writes_it_not_as_an_address():
+    """A cache keyed by ``(id(y), id(x))`` (notebook 07's derivative cache): the holder names ``x`` where the step
+    reaches it, and shows ``id(…)`` for the item's own; never the raw address."""
+    weight = torch.ones(4, requires_grad=True)
+    cache = {}
+
+    def step():
+        y = weight * 2
+        cache[(id(y), id(weight))] = (y,)
+
+    holder = find_leaks(step).top.holder
+    assert holder.startswith("cache[(id(…), id(weight))]"), holder

@@ -217,8 +217,23 @@ def summary(slides):
             "cut_ids": [f"{s['id']} (+{s['overflow']} px)" for s in slides if s["cut"]]}
 
 
+def unexecuted(nb):
+    """The shown code cells of ``nb`` that have not run (no execution count): a slideshow of them measures nothing
+    of what the room sees (the outputs are most of a slide's height).
+
+    >>> import nbformat
+    >>> shown = nbformat.v4.new_code_cell("1 + 1", metadata={"slideshow": {"slide_type": "slide"}})
+    >>> ran = dict(shown, execution_count=1)
+    >>> unexecuted(nbformat.v4.new_notebook(cells=[shown])), unexecuted(nbformat.v4.new_notebook(cells=[ran]))
+    ([0], [])
+    """
+    return [i for i, cell in enumerate(nb.cells) if cell["cell_type"] == "code" and cell.get("execution_count") is None
+            and cell.get("metadata", {}).get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
+
+
 def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, shots=None):
-    """``{notebook: {"WxH": summary}}`` for the notebooks (paths), served from ``folder`` (a temporary folder)."""
+    """``{notebook: {"WxH": summary}}`` for the notebooks (paths, each fully executed: a notebook with a shown cell
+    that has not run is refused), served from ``folder`` (a temporary folder)."""
     import nbformat
     from nbformat.sign import NotebookNotary
     from playwright.sync_api import sync_playwright
@@ -226,6 +241,9 @@ def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, s
     (folder / "notebooks").mkdir(parents=True)
     for notebook in notebooks:  # trusted, as a notebook run in the lecture is: its HTML outputs' SVG is drawn
         nb = nbformat.read(notebook, as_version=4)
+        if unexecuted(nb):
+            raise SystemExit(f"{notebook}: cells {unexecuted(nb)[:8]} are shown on slides but have not run: measure "
+                             "an executed copy (python -m tools.executed, or --record, which runs them)")
         NotebookNotary().sign(nb)
         nbformat.write(nb, folder / "notebooks" / Path(notebook).name)
     settings = dict(test_live_gauge.LAB_SETTINGS)
@@ -270,13 +288,21 @@ def record(port):
     from course_utils import lecture
     from tools import executed
     from tools.course import load
+    from tools.lecture_edition import lecture_text
 
     os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
+    course = load()
     with tempfile.TemporaryDirectory() as folder:
-        copies = executed.execute(Path(folder) / "build", load().lecture_notebooks())
+        copies = executed.execute(Path(folder) / "build", course.lecture_notebooks())
+        condensed = Path(folder) / "condensed"  # the condensed lecture: each executed copy's condensed edition
+        condensed.mkdir()
+        shown = {path.name for path in course.live_notebooks()}
+        for copy in (copy for copy in copies if Path(copy).name in shown):
+            (condensed / Path(copy).name).write_text(lecture_text(course, Path(copy), condensed=True))
         results = measure(copies, Path(folder) / "lab", port)
+        results_condensed = measure(sorted(condensed.glob("*.ipynb")), Path(folder) / "lab-condensed", port)
     path = ROOT / slide_fit_record.RECORD
-    made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record")
+    made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record", condensed=results_condensed)
     path.write_text(json.dumps(made, indent=1) + "\n")
     print(f"[slide_fit] wrote {path.relative_to(ROOT)}")
     return results

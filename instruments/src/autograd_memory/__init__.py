@@ -20,7 +20,7 @@ PUBLIC = {
     **dict.fromkeys(["memory_budget", "MemoryBudgetExceeded"], "measuring.budget"),
     **dict.fromkeys(["Trace", "NotFlatError", "convergence_order"], "measuring.trace"),
     **dict.fromkeys(["show_graph", "graph_table", "lifecycle", "GraphTable", "NoGraphError"], "views.graphs"),
-    **dict.fromkeys(["plot_trace", "compare_traces", "log_axis", "log_bytes"], "views.plots"),
+    **dict.fromkeys(["plot_trace", "compare_traces", "log_axis", "log_bytes", "bytes_axis"], "views.plots"),
     "zoomable": "views.zoom", "MemoryGauge": "views.gauges",
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),

@@ -275,16 +275,38 @@ _CONTAINERS = {list, tuple, dict, set, frozenset, collections.deque, collections
 _KEY_LEAVES = {str, int, float, bool, bytes, tuple, type(None)}
 
 
-def _key_text(key):
+def _key_text(key, item=None, named=None):
+    """A dict key as the learner's code writes it. An int of a key that is an object's ``id()`` (a cache keyed by
+    ``(id(y), id(x))``) reads ``id(points)`` where ``named`` (id -> path) knows the object, ``id(…)`` where it is
+    the item's own or one of its parts', never the raw address.
+
+    >>> y = [1.0]
+    >>> _key_text((id(y), id(_key_text)), (y, 2.0), {id(_key_text): "f"}.get), _key_text(("a", 3))
+    ('(id(…), id(f))', "('a', 3)")
+    """
     if isinstance(key, (str, int, float, bool)) or key is None:
-        return repr(key)
+        return _id_text(key, item, named) if isinstance(key, int) else repr(key)
     if isinstance(key, tuple) and all(isinstance(k, (str, int)) for k in key) and len(key) < 4:
-        return repr(key)
+        parts = [_id_text(k, item, named) if isinstance(k, int) else repr(k) for k in key]
+        return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
     return "..."
 
 
-def _children(value):
-    """(edge text, child, edge kind) of an object's contents. Kinds: "attr", "item", "closure", "grad"."""
+def _id_text(number, item, named):
+    if isinstance(number, bool) or number < 2 ** 16:
+        return repr(number)
+    name = named(number) if named else None
+    if name is not None:
+        return f"id({name})"
+    parts = item if isinstance(item, (tuple, list)) else ()
+    if number == id(item) or any(number == id(part) for part in parts):
+        return "id(…)"
+    return repr(number)
+
+
+def _children(value, named=None):
+    """(edge text, child, edge kind) of an object's contents. Kinds: "attr", "item", "closure", "grad".
+    ``named``: id -> path of the objects the search has reached (a key that holds an ``id()`` names it)."""
     # containers name only the items that are searched: numbers and strings (a param group's lr, a list of
     # floats) cost no edge text
     if isinstance(value, (list, collections.deque)):
@@ -299,7 +321,7 @@ def _children(value):
         children = []
         for _, (key, item) in _unplain(list(value.items())):
             if _searched(item):
-                children.append((f"[{_key_text(key)}]", item, "item"))
+                children.append((f"[{_key_text(key, item, named)}]", item, "item"))
             if type(key) not in _KEY_LEAVES and _searched(key):
                 children.append((" (a key)", key, "item"))
         return children
@@ -406,6 +428,7 @@ class _Search:
         self.saved = saved
         self.found = Found()
         self.seen = set()
+        self.paths = {}  # id -> the path that reached it, for a dict key that holds an id()
         self.nodes_seen = set()  # ids of graph nodes (the nodes themselves are held in `keep` meanwhile)
         self.keep = []
         self.max_objects, self.max_nodes = max_objects, max_nodes
@@ -415,6 +438,7 @@ class _Search:
             return self._run(roots)
         finally:
             self.keep.clear()
+            self.paths.clear()
             _searching.clear()
 
     def _run(self, roots):
@@ -422,6 +446,7 @@ class _Search:
         for root in roots:
             if _searched(root.value):
                 queue.append((root.name, root.value, root.name, root.note, False, False))
+                self.paths.setdefault(id(root.value), root.name)  # named before the search reaches it
         found, seen, roles = self.found, self.seen, {}  # roles: type -> its entry's name in _ROLES, "" for none
         while queue:
             path, value, key, note, through_grad, pinned = queue.popleft()
@@ -431,6 +456,7 @@ class _Search:
                 found.exhausted = True
                 break
             seen.add(id(value))
+            self.paths[id(value)] = path
             self.keep.append(value)  # ids stay unique while the search runs
             found.visited += 1
             role = roles.get(type(value))
@@ -449,7 +475,7 @@ class _Search:
             elif role == "deque" and value.maxlen is not None:
                 found.windows[path] = value.maxlen
             try:
-                children = _children(value)
+                children = _children(value, self.paths.get)
             except Exception:  # a property that raises, a container changing under us: not searched
                 continue
             for edge, child, kind in children:
