@@ -26,9 +26,9 @@ READ_NOTES = """() => {
 }"""
 
 
-def deck(path):
+def deck(path, notes=NOTES):
     cells = []
-    for n, note in enumerate(NOTES):
+    for n, note in enumerate(notes):
         cells.append(nbformat.v4.new_markdown_cell(f"# Slide {n}\n\nWhat the room sees on slide {n}.",
                                                    metadata={"slideshow": {"slide_type": "slide"}}))
         cells.append(nbformat.v4.new_markdown_cell(f"**Speaker notes.** {note}",
@@ -102,3 +102,38 @@ def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_pat
         f"the speaker window should show the note once, rendered; it shows {notes}")
     assert moved_to == "slide-3-0" and any(NOTES[3] in line for line in followed), (
         "the speaker window follows the deck")
+
+
+READ_PACE = "() => { const badge = document.getElementById('amlab-pace'); return badge ? badge.textContent : null; }"
+
+
+def test_each_slide_shows_its_minute_of_the_lecture_from_its_speaker_notes(tmp_path, free_port):
+    from playwright.sync_api import sync_playwright
+
+    from tools.lecture_edition import pace, timing
+
+    notes = ["no place in the lecture", pace(2, 14, 90), timing(6, 8, 90)]  # as the lecture edition writes them
+    (tmp_path / "notebooks").mkdir()
+    deck(tmp_path / "notebooks" / "paced.ipynb", notes)
+    lab = Lab(tmp_path, free_port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"])
+    try:
+        lab.wait_until_up()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 720})
+                page.set_default_timeout(60_000)
+                present(page, lab, "paced.ipynb")
+                shown = [page.evaluate(READ_PACE)]
+                for _ in notes[1:]:
+                    page.keyboard.press("ArrowRight")  # as a clicker moves the deck
+                    page.wait_for_timeout(800)
+                    shown.append(page.evaluate(READ_PACE))
+                page.screenshot(path=str(ROOT / "artifacts" / "pace_marker.png"))
+            finally:
+                browser.close()
+    finally:
+        lab.stop()
+
+    assert shown == ["", "minute 14 of 90", "minute 8 of 90"], (
+        f"each slide should show the minute its speaker notes give, and nothing without one; they show {shown}")

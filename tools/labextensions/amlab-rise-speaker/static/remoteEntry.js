@@ -11,7 +11,11 @@
       speaker window for GUARD_MS after each "connected"; later ones (the lecturer moving in the speaker window) pass.
    2. Each note was shown twice: a note is the innerHTML of RISE's <aside class="notes">, a whole Markdown cell whose
       raw source JupyterLab's CSS hides and the speaker window (without that CSS) shows above the rendered text.
-      The deck gives the speaker window a style sheet that hides the cell's editor and prompt. */
+      The deck gives the speaker window a style sheet that hides the cell's editor and prompt.
+   And it adds one thing: the lecturer's pace on the projected slide. A slide whose speaker notes open with its place
+   in the lecture (tools/lecture_edition.py: "(minute 14 to 16 of 90)" on every slide of the condensed lecture, "(lecture
+   path, from minute 8 of 90)" where a live section starts) shows "minute 14 of 90" in its bottom-left corner, small
+   and grey, outside the slide's content; a slide without one shows nothing. */
 (function () {
   var GUARD_MS = 4000;
   var HIDE_RAW_NOTES =
@@ -48,13 +52,39 @@
     }, true);
   }
 
+  var PACE = /minute (\d+)(?: to \d+)? of (\d+)/;
+
+  function showPace() {
+    var badge = document.getElementById('amlab-pace');
+    if (!badge) {
+      badge = document.createElement('div');
+      badge.id = 'amlab-pace';
+      badge.style.cssText = 'position: fixed; left: 12px; bottom: 8px; z-index: 40; font: 18px sans-serif;' +
+        ' color: #767676; pointer-events: none;';
+      document.body.appendChild(badge);
+    }
+    var slide = document.querySelector('.reveal .slides > section.present > section.present');
+    var notes = slide ? slide.querySelectorAll('aside.notes') : [];
+    var found = null;
+    for (var i = 0; i < notes.length && !found; i++) found = PACE.exec(notes[i].textContent);
+    badge.textContent = found ? 'minute ' + found[1] + ' of ' + found[2] : '';
+  }
+
+  function showPaceOnEverySlide() {
+    document.addEventListener('ready', showPace, true);  // reveal.js's events bubble from its .reveal element
+    document.addEventListener('slidechanged', showPace, true);
+  }
+
   var plugin = {
     id: 'amlab-rise-speaker:plugin',
-    description: "RISE's speaker view without resetting the deck or doubling the notes",
+    description: "RISE's speaker view without resetting the deck or doubling the notes; the lecture's minute on each slide",
     autoStart: true,
     activate: function () {
       var onRise = /\/rise\//.test(window.location.pathname);
-      if (onRise && !/receiver/.test(window.location.search)) patchSpeakerView();
+      if (onRise && !/receiver/.test(window.location.search)) {
+        patchSpeakerView();
+        showPaceOnEverySlide();
+      }
     }
   };
 
