@@ -70,6 +70,7 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
+    nodes_made_between: int = 0  # of its nodes, those made between the search's two sequence numbers (``made_between``)
 
 
 @dataclass
@@ -402,8 +403,8 @@ _ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.
 
 
 class _Search:
-    def __init__(self, max_objects, max_nodes, saved):
-        self.saved = saved
+    def __init__(self, max_objects, max_nodes, saved, made_between):
+        self.saved, self.made_between = saved, made_between
         self.found = Found()
         self.seen = set()
         self.nodes_seen = set()  # ids of graph nodes (the nodes themselves are held in `keep` meanwhile)
@@ -509,6 +510,10 @@ class _Search:
             seen.add(id(node))
             self.keep.append(node)
             holder.nodes += 1
+            if self.made_between is not None:
+                number = internals.made_at(node)
+                if number is not None and self.made_between[0] <= number < self.made_between[1]:
+                    holder.nodes_made_between += 1
             if self.saved:
                 kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
                 leaf = internals.accumulated_leaf(node)
@@ -524,8 +529,9 @@ class _Search:
             found.exhausted = True
 
 
-def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True):
+def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True, made_between=None):
     """Search forward from ``roots`` (a list of :class:`Root`), breadth first: each storage and node is
     credited to the shortest path that reaches it, ties to the earlier root. ``saved=False`` skips
-    reading what graphs saved (only their nodes are counted)."""
-    return _Search(max_objects, max_nodes, saved).run(roots)
+    reading what graphs saved (only their nodes are counted). ``made_between``, two autograd sequence numbers
+    (:func:`~autograd_memory.seams.torch_internals.sequence_number`), counts each holder's nodes made between them."""
+    return _Search(max_objects, max_nodes, saved, made_between).run(roots)

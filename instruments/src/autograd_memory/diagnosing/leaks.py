@@ -18,8 +18,9 @@ code object and line of the innermost frame outside ``torch`` and ``autograd_mem
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
 (:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in
-a ``deque(maxlen=N)``, made in one step only, or that stops within the steps is *bounded*: shown apart, never the
-leak. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
+a ``deque(maxlen=N)``, made in one step only, that stops within the steps, or that starts after the middle of the
+steps and keeps nothing the earlier steps made (a graph kept from one step to two, once) is *bounded*: shown apart,
+never the leak. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
 """
 import collections
 import gc
@@ -35,6 +36,7 @@ from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
+from ..seams import torch_internals as internals
 from .fixes import container as _container
 from .fixes import remedy
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
@@ -248,7 +250,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     step's autograd nodes) are rows too, at the line that made the tensor holding the graph.
     Each row's fix is also ``row.remedy``, a change to apply (:mod:`~autograd_memory.diagnosing.fixes`).
     Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in a ``deque(maxlen=N)``, made in one step
-    only, or that stops by the middle of the steps is listed apart as bounded and does not fail
+    only, that stops by the middle of the steps, or that grows only after the middle and keeps nothing the steps
+    before made (a graph kept from one step to two, late: autograd's sequence numbers tell which steps made a graph)
+    is listed apart as bounded and does not fail
     :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
     tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
     (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
@@ -279,7 +283,8 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
                 rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
                     middle = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
-            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True)
+            made_between = (first.mark, middle.mark) if middle is not None and first.mark is not None else None
+            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True, made_between=made_between)
     finally:
         if freeze:
             gc.unfreeze()
@@ -408,13 +413,27 @@ def _bounded(row, readings, born, steps):
     if row.bytes_per_step and line and len(born[line]) == 1 and at_middle <= at_first:
         return (f"made once, in step {min(born[line])} of {steps}: not every step (a tensor made late, e.g. the first "
                 ".grad of a layer unfrozen after the warm-up), bounded")
-    stopped = [at_last <= at_middle] if row.bytes_per_step and line else []
+    # per quantity that grows: whether it stopped by the middle reading, and whether it grew only after it, in what
+    # the later steps made (a leak keeps what every step makes, so it keeps what the first half made too)
+    middle_step = (steps + 1) // 2
+    stopped, late = [], []
+    if row.bytes_per_step and line:
+        stopped.append(at_last <= at_middle)
+        late.append(at_middle <= at_first and min(born[line], default=0) > middle_step)
     if row.nodes_per_step:
-        stopped.append(last.nodes.get(row.kept_in, 0) <= middle.nodes.get(row.kept_in, 0))
+        holder = last.found.holders.get(row.kept_in)
+        nodes = [reading.nodes.get(row.kept_in, 0) for reading in (first, middle, last)]
+        stopped.append(nodes[2] <= nodes[1])
+        late.append(nodes[1] <= nodes[0] and first.mark is not None and holder is not None
+                    and holder.nodes_made_between == 0)
     if row.hooks_per_step:
         stopped.append(last.found.hooks[row.kept_in][0] <= middle.found.hooks.get(row.kept_in, (0,))[0])
+        late.append(False)
     if stopped and all(stopped):
         return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
+    if late and all(late):
+        return (f"grew only after step {middle_step} of {steps}, keeping nothing the steps before made: not every step "
+                "(a graph or tensor kept from one step to two, once), bounded")
     return ""
 
 
@@ -435,9 +454,11 @@ class _Reading:
     live: int
     nodes: dict   # holder key -> graph nodes first reached through it
     found: object
+    mark: Optional[int]  # the autograd sequence number when it was read: nodes made after it have larger ones
 
     @classmethod
-    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved):
+    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved, made_between=None):
         gc.collect()
-        found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved)
-        return cls(meter.alive(), meter.bytes, {key: h.nodes for key, h in found.holders.items()}, found)
+        found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved, made_between=made_between)
+        return cls(meter.alive(), meter.bytes, {key: h.nodes for key, h in found.holders.items()}, found,
+                   internals.sequence_number())
