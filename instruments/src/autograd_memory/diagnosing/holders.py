@@ -70,7 +70,7 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
-    nodes_made_between: int = 0  # of its nodes, those made between the search's two sequence numbers (``made_between``)
+    made: tuple = (0, 0)  # of its nodes, how many were made between the search's ``marks``, and after the second
 
 
 @dataclass
@@ -82,7 +82,7 @@ class Found:
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
     optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
     hooks: dict = field(default_factory=dict)  # path of a module's hook dict (``model[0]._forward_hooks``) -> (its size,
-    # the code and first line of its newest hook)
+    # the code and first line of its newest hook, its keys: the ids of their handles, in the order they were registered)
     caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
     windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
     on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
@@ -403,8 +403,8 @@ _ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.
 
 
 class _Search:
-    def __init__(self, max_objects, max_nodes, saved, made_between):
-        self.saved, self.made_between = saved, made_between
+    def __init__(self, max_objects, max_nodes, saved, marks):
+        self.saved, self.marks = saved, marks
         self.found = Found()
         self.seen = set()
         self.nodes_seen = set()  # ids of graph nodes (the nodes themselves are held in `keep` meanwhile)
@@ -458,7 +458,7 @@ class _Search:
                     continue
                 if kind == "hooks":  # what the hooks keep is kept by the hook dict: it is what grows when a step
                     # registers a hook each time (the dict a hook writes into is only the hook's)
-                    found.hooks[path + edge] = (len(child), *_code_of(list(child.values())[-1]))
+                    found.hooks[path + edge] = (len(child), *_code_of(list(child.values())[-1]), tuple(child))
                     queue.append((path + edge, child, path + edge, note, through_grad, True))
                 elif pinned:
                     queue.append((path + edge, child, key, note, through_grad, True))
@@ -510,10 +510,11 @@ class _Search:
             seen.add(id(node))
             self.keep.append(node)
             holder.nodes += 1
-            if self.made_between is not None:
+            if self.marks is not None:
                 number = internals.made_at(node)
-                if number is not None and self.made_between[0] <= number < self.made_between[1]:
-                    holder.nodes_made_between += 1
+                if number is not None and number >= self.marks[0]:
+                    early, late = holder.made
+                    holder.made = (early, late + 1) if number >= self.marks[1] else (early + 1, late)
             if self.saved:
                 kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
                 leaf = internals.accumulated_leaf(node)
@@ -529,9 +530,10 @@ class _Search:
             found.exhausted = True
 
 
-def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True, made_between=None):
+def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True, marks=None):
     """Search forward from ``roots`` (a list of :class:`Root`), breadth first: each storage and node is
     credited to the shortest path that reaches it, ties to the earlier root. ``saved=False`` skips
-    reading what graphs saved (only their nodes are counted). ``made_between``, two autograd sequence numbers
-    (:func:`~autograd_memory.seams.torch_internals.sequence_number`), counts each holder's nodes made between them."""
-    return _Search(max_objects, max_nodes, saved, made_between).run(roots)
+    reading what graphs saved (only their nodes are counted). ``marks``, two autograd sequence numbers read in turn
+    (:func:`~autograd_memory.seams.torch_internals.sequence_number`), counts in each holder's ``made`` the nodes made
+    between them and after the second."""
+    return _Search(max_objects, max_nodes, saved, marks).run(roots)

@@ -282,9 +282,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
                 call_step(step, "find_leaks")
                 rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
-                    middle = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
-            made_between = (first.mark, middle.mark) if middle is not None and first.mark is not None else None
-            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True, made_between=made_between)
+                    middle = _Reading.between(meter)  # no search: the last one tells which half made what it finds
+            marks = (first.mark, middle.mark) if middle is not None else None
+            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True, marks=marks)
     finally:
         if freeze:
             gc.unfreeze()
@@ -384,7 +384,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
 
 def _hook_rows(rows, first, last, steps):
     """Hooks a step registers every time: the module's hook dict grows (what they keep is kept by it)."""
-    for path, (size, code, line) in last.found.hooks.items():
+    for path, (size, code, line, _) in last.found.hooks.items():
         grown = size - first.found.hooks.get(path, (0,))[0]
         if grown <= 0:
             continue
@@ -413,8 +413,10 @@ def _bounded(row, readings, born, steps):
     if row.bytes_per_step and line and len(born[line]) == 1 and at_middle <= at_first:
         return (f"made once, in step {min(born[line])} of {steps}: not every step (a tensor made late, e.g. the first "
                 ".grad of a layer unfrozen after the warm-up), bounded")
-    # per quantity that grows: whether it stopped by the middle reading, and whether it grew only after it, in what
-    # the later steps made (a leak keeps what every step makes, so it keeps what the first half made too)
+    # A leak keeps what every step makes: what the first half of the steps made, and what the second half made. Per
+    # quantity that grows: whether it keeps nothing the second half made (it stopped), or nothing the first half made
+    # (a graph or tensor kept from one step to two). Graph nodes and hooks tell the step that made them by their
+    # numbers (autograd's sequence numbers, hook handles' ids), read against the marks of the first and middle readings.
     middle_step = (steps + 1) // 2
     stopped, late = [], []
     if row.bytes_per_step and line:
@@ -422,19 +424,21 @@ def _bounded(row, readings, born, steps):
         late.append(at_middle <= at_first and min(born[line], default=0) > middle_step)
     if row.nodes_per_step:
         holder = last.found.holders.get(row.kept_in)
-        nodes = [reading.nodes.get(row.kept_in, 0) for reading in (first, middle, last)]
-        stopped.append(nodes[2] <= nodes[1])
-        late.append(nodes[1] <= nodes[0] and first.mark is not None and holder is not None
-                    and holder.nodes_made_between == 0)
+        early, recent = holder.made if holder is not None else (1, 1)
+        stopped.append(recent == 0)
+        late.append(early == 0)
     if row.hooks_per_step:
-        stopped.append(last.found.hooks[row.kept_in][0] <= middle.found.hooks.get(row.kept_in, (0,))[0])
-        late.append(False)
-    if stopped and all(stopped):
+        keys = [key for key in last.found.hooks[row.kept_in][3] if isinstance(key, int)]
+        stopped.append(not any(key >= middle.hook_mark for key in keys))
+        late.append(not any(first.hook_mark <= key < middle.hook_mark for key in keys))
+    if not stopped or not all(map(any, zip(stopped, late))):
+        return ""
+    if all(stopped):
         return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
-    if late and all(late):
-        return (f"grew only after step {middle_step} of {steps}, keeping nothing the steps before made: not every step "
-                "(a graph or tensor kept from one step to two, once), bounded")
-    return ""
+    if all(late):
+        return (f"keeps only what the steps after step {middle_step} of {steps} made: not every step (a graph or "
+                "tensor kept from one step to two), bounded")
+    return "stopped growing within the steps, or keeps only what the last steps made: bounded (a window of fixed size)"
 
 
 def _one_voice(rows):
@@ -454,11 +458,18 @@ class _Reading:
     live: int
     nodes: dict   # holder key -> graph nodes first reached through it
     found: object
-    mark: Optional[int]  # the autograd sequence number when it was read: nodes made after it have larger ones
+    mark: int     # autograd's sequence number when it was read: nodes made after it have larger ones
+    hook_mark: int  # the id the next hook handle gets: hooks registered after it have larger ones
 
     @classmethod
-    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved, made_between=None):
+    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved, marks=None):
+        reading = cls.between(meter)
+        reading.found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved, marks=marks)
+        reading.nodes = {key: holder.nodes for key, holder in reading.found.holders.items()}
+        return reading
+
+    @classmethod
+    def between(cls, meter):
+        """What the meter and the counters read, without a search for holders."""
         gc.collect()
-        found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved, made_between=made_between)
-        return cls(meter.alive(), meter.bytes, {key: h.nodes for key, h in found.holders.items()}, found,
-                   internals.sequence_number())
+        return cls(meter.alive(), meter.bytes, {}, None, internals.sequence_number(), internals.hook_number())
