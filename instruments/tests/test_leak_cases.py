@@ -80,7 +80,8 @@ def test_a_graph_kept_from_one_step_to_two_late_in_the_steps_reads_bounded_and_k
     assert report.rows == [], f"the average keeps one more step's graph, once:\n{report}"
     row = next(row for row in report.bounded if row.kept_in == "self.smoothed")
     assert row.nodes_per_step and not row.bytes_per_step, f"a graph row with no bytes beside it:\n{report}"
-    assert row.bounded.startswith("keeps only what the steps after step 3 of 5 made") and row.fix.startswith("nothing to fix"), report
+    assert row.bounded.startswith("keeps only what the steps after step 3 of 5 made"), report
+    assert row.fix.startswith("nothing to fix"), report
     assert report_of(load(tmp_path, "smoothed_late"), steps=10).rows == []
     assert_no_leak(load(tmp_path, "smoothed_late")["step"])
     text = (CASES / "smoothed_late.py").read_text()
