@@ -493,3 +493,12 @@ def test_a_tensor_among_plain_data_is_still_found_at_its_path():
     records[700]["weight"] = weight
     found = search([Root("records", records)])
     assert found.storages[id(weight.untyped_storage())] == "records[-300]['weight']"
+
+
+def test_a_capped_search_reaches_what_follows_many_repeats_of_one_object():
+    """Each object is queued once: a thousand references to one tensor cost one visit, and the cap counts visits."""
+    history = [torch.ones(3)]
+    many = [torch.zeros(2)] * 1000 + [history]
+    found = search([Root("many", many)], max_objects=4)
+    assert found.storages[id(history[0].untyped_storage())] == "many[-1][-1]"
+    assert (found.visited, found.exhausted) == (4, False)
