@@ -181,9 +181,11 @@ _CHUNK = 256  # items of a large container checked together by _plain_data
 
 def _plain_data(objects, depth=8):
     """True when nothing in ``objects``, nor in what they hold, is searched: lists, tuples, dicts and sets of leaves
-    (numbers, strings, objects of skipped libraries), nested at most ``depth`` levels. It reads a level at a time with
+    (numbers, strings, objects of skipped libraries), and objects of the learner's own classes that hold only such
+    data in their attributes (:func:`_record_class`), nested at most ``depth`` levels. It reads a level at a time with
     ``gc.get_referents`` and looks at each type once, not at each object: a notebook's data (a list of a million
-    records as dicts of numbers) costs the search milliseconds instead of a visit per object. False when unsure.
+    records as dicts of numbers, or as dataclasses) costs the search milliseconds instead of a visit per object.
+    False when unsure.
 
     >>> _plain_data([{"id": i, "tags": ["a", "b"], "xy": (1.0, 2.0)} for i in range(1000)])
     True
@@ -195,11 +197,30 @@ def _plain_data(objects, depth=8):
     for _ in range(depth):
         if not level:
             return True
+        records = set()  # ids of the record classes in this level: their objects' referents name them
         for kind in set(map(type, level)):
-            if kind not in _PLAIN and _type_searched(kind) is not False:
+            if kind in _PLAIN or _type_searched(kind) is False:
+                continue
+            if not _record_class(kind):
                 return False
+            records.add(id(kind))
         level = gc.get_referents(*level)  # leaves hold nothing; a skipped library's object shows its parts: unsure
+        if records:
+            level = [item for item in level if id(item) not in records]
     return not level
+
+
+def _record_class(kind):
+    """True for a class of the learner's whose objects the search reads only by their attributes (``__dict__`` and
+    slots, which ``gc.get_referents`` gives too, beside the class): not a container, module, function or tensor, and
+    with no data in its class bodies. Asked once per class while a search runs."""
+    known = _records.get(kind)
+    if known is None:
+        known = _records[kind] = (
+            all(_learners_class(klass) for klass in kind.__mro__[:-1])  # the last is object
+            and not any(issubclass(kind, bases) for bases, _ in _READERS)
+            and not any(issubclass(kind, base) for base, _ in _ROLES) and not _layout(kind)[1])
+    return known
 
 
 def _unplain(items):
@@ -225,6 +246,7 @@ _library_types = {}  # type -> _searched_type(type), for types of installed code
 _learners_types = {}  # id(type) -> (_searched_type(type), a weak reference to it), for the learner's own classes
 _modules_searched = {}  # id(module or class) -> (whether it is searched, a weak reference to it)
 _searching = {}  # type -> whether searched, for the learner's types too, while a search runs (emptied after: it holds them)
+_records = {}  # type -> _record_class(type), while a search runs (emptied after, with _searching)
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
@@ -284,23 +306,15 @@ def _key_text(key):
     return "..."
 
 
-def _children(value):
-    """(edge text, child, edge kind) of what an object holds that is searched, as they come (a long list's items are
-    not all read when the search stops early). Kinds: "attr", "item", "closure", "hooks"."""
-    kind = type(value)
-    reader = _searching_readers.get(kind)
-    if reader is None:
-        reader = _searching_readers[kind] = _reader_of(kind)
-    return reader(value)
-
-
 def _reader_of(kind):
-    """What reads an object's contents, chosen once per type (per search)."""
+    """What reads the contents of objects of type ``kind``: a function of an object that gives (edge text, child,
+    edge kind) of what it holds that is searched, as they come (a long list's items are not all read when the search
+    stops early). Kinds: "attr", "item", "closure", "hooks"."""
     for bases, reader in _READERS:
         if issubclass(kind, bases):
             return reader
     slots, class_data = _layout(kind)
-    return functools.partial(_attributes, slots=slots, class_data=class_data)
+    return lambda value: _attributes(value, slots, class_data)
 
 
 # containers name only the items that are searched: numbers and strings (a param group's lr, a list of floats) cost
@@ -446,7 +460,6 @@ _READERS = (((list, collections.deque), _sequence_items), (tuple, _tuple_items),
             (types.FunctionType, _closure_variables), (types.MethodType, _method_parts),
             (functools.partial, _partial_arguments), (torch.nn.Module, _module_children), (_LRU_CACHE, _nothing),
             (types.ModuleType, _module_names))
-_searching_readers = {}  # type -> its reader, while a search runs (emptied after, with _searching: it holds types)
 
 
 _ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.optim.Optimizer, "optimizer"),
@@ -468,14 +481,14 @@ class _Search:
         finally:
             self.keep.clear()
             _searching.clear()
-            _searching_readers.clear()
+            _records.clear()
 
     def _run(self, roots):
         # Each object is queued once, by the first (shortest) path that reaches it, and kept meanwhile (ids stay unique
         # while the search runs): only what is searched enters the queue (leaves never cost a path string), and no
         # more than the search can visit.
         queue = collections.deque()
-        found, seen, roles = self.found, self.seen, {}  # roles: type -> its entry's name in _ROLES, "" for none
+        found, seen, kinds = self.found, self.seen, {}  # type -> (its name in _ROLES, "" for none; its reader)
         for root in roots:
             if id(root.value) not in seen and _searched(root.value):
                 seen.add(id(root.value))
@@ -488,9 +501,11 @@ class _Search:
                 break
             self.keep.append(value)
             found.visited += 1
-            role = roles.get(type(value))
-            if role is None:
-                role = roles[type(value)] = next((name for base, name in _ROLES if issubclass(type(value), base)), "")
+            known = kinds.get(type(value))
+            if known is None:
+                known = kinds[type(value)] = (next((name for base, name in _ROLES if issubclass(type(value), base)), ""),
+                                              _reader_of(type(value)))
+            role, reader = known
             if role == "tensor":
                 self.tensor(value, path, key, note, through_grad, pinned)
                 continue
@@ -504,7 +519,7 @@ class _Search:
             elif role == "deque" and value.maxlen is not None:
                 found.windows[path] = value.maxlen
             try:
-                for edge, child, kind in _children(value):
+                for edge, child, kind in reader(value):
                     if id(child) in seen:
                         continue
                     if found.visited + len(queue) >= self.max_objects:  # nothing queued from here could be visited
