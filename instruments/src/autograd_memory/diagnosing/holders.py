@@ -70,7 +70,8 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
-    made: tuple = (0, 0)  # of its nodes, how many were made between the search's ``marks``, and after the second
+    made: list = field(default_factory=lambda: [0, 0, 0])  # of its nodes, how many were made before the search's
+    # first mark, between its ``marks``, and after the second (AccumulateGrad nodes have no number)
 
 
 @dataclass
@@ -594,9 +595,8 @@ class _Search:
             holder.nodes += 1
             if self.marks is not None:
                 number = internals.made_at(node)
-                if number is not None and number >= self.marks[0]:
-                    early, late = holder.made
-                    holder.made = (early, late + 1) if number >= self.marks[1] else (early + 1, late)
+                if number is not None:
+                    holder.made[(number >= self.marks[0]) + (number >= self.marks[1])] += 1
             if self.saved:
                 kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
                 leaf = internals.accumulated_leaf(node)

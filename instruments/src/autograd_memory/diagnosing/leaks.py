@@ -424,7 +424,9 @@ def _bounded(row, readings, born, steps):
         late.append(at_middle <= at_first and min(born[line], default=0) > middle_step)
     if row.nodes_per_step:
         holder = last.found.holders.get(row.kept_in)
-        early, recent = holder.made if holder is not None else (1, 1)
+        before, early, recent = holder.made if holder is not None else (0, 1, 1)
+        if before > first.nodes.get(row.kept_in, 0):  # more nodes numbered before the steps than it had then: the
+            early = recent = 1                          # numbers tell nothing (made on a thread of their own)
         stopped.append(recent == 0)
         late.append(early == 0)
     if row.hooks_per_step:

@@ -396,7 +396,8 @@ def sequence_number():
     Relies on: ``torch.autograd._get_sequence_nr()`` (the calling thread's counter) and ``Node._sequence_nr()``
     (read by :func:`made_at`). A step's forward nodes, and on the CPU those backward makes (``create_graph=True``),
     are numbered by the thread that runs the step; on CUDA the engine's device threads number what backward makes
-    from counters of their own. Guarded by
+    from counters of their own (find_leaks reads a graph's nodes by these numbers only when enough of them fall within
+    the steps). Guarded by
     test_torch_internals.py::test_nodes_and_hooks_made_after_a_number_is_read_read_larger_and_accumulators_none.
 
     >>> mark = sequence_number()
