@@ -18,9 +18,9 @@ code object and line of the innermost frame outside ``torch`` and ``autograd_mem
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
 (:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in
-a ``deque(maxlen=N)``, made in one step only, that stops within the steps, or that starts after the middle of the
-steps and keeps nothing the earlier steps made (a graph kept from one step to two, once) is *bounded*: shown apart,
-never the leak. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
+a ``deque(maxlen=N)``, made in one step only, that stops within the steps, or that keeps nothing the first half of the
+steps made (a graph kept from one step to two, once) is *bounded*: shown apart, never the leak: a leak keeps what
+every step makes. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
 """
 import collections
 import gc
@@ -250,9 +250,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     step's autograd nodes) are rows too, at the line that made the tensor holding the graph.
     Each row's fix is also ``row.remedy``, a change to apply (:mod:`~autograd_memory.diagnosing.fixes`).
     Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in a ``deque(maxlen=N)``, made in one step
-    only, that stops by the middle of the steps, or that grows only after the middle and keeps nothing the steps
-    before made (a graph kept from one step to two, late: autograd's sequence numbers tell which steps made a graph)
-    is listed apart as bounded and does not fail
+    only, that stops by the middle of the steps, or that keeps nothing the first half of the steps made (a graph kept
+    from one step to two, even late: autograd's sequence numbers tell which steps made a graph, hook handles' ids
+    which steps registered a hook) is listed apart as bounded and does not fail
     :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
     tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
     (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
