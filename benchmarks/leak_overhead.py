@@ -10,14 +10,15 @@ two numbers of steps and fitting a line, ``time = fixed + steps x per step``:
 * ``timeline(k steps, model, optimizer)`` with k = 1 and 4 (one call over k steps in a row).
 
 The **fixed part** is what a call costs whatever its steps (entering the meters, the search for holders, the report,
-the collections). Most of it is the search for holders (run after the warm-up, in the middle and at the end), which
-walks what the caller's names reach, up to its cap (``max_objects``): it is measured three times, from this script's
-few names; from names that reach 100,000 small dicts of lists of numbers (a notebook full of data, which the search
-reads in bulk and skips); and from names that reach 100,000 objects of a class of the caller's own, each one visited,
-past the cap (the worst case). The **per-step part** is set against the same step under an *empty*
-``TorchDispatchMode`` (it only forwards each op: the floor of any Python-level meter) and against the plain step.
-Interleaved rounds; for each quantity the median over rounds. On the CPU, one thread and CPU seconds of this process;
-on CUDA, wall seconds with the device synchronised before each reading (``torch.cuda.synchronize``).
+the collections). Most of it is the search for holders (run after the warm-up and at the end), which walks what the
+caller's names reach, up to its cap (``max_objects``): it is measured four times, from this script's few names; from
+names that reach 100,000 small dicts of lists of numbers (a notebook full of data), and 100,000 objects of a class of
+the caller's own holding numbers (both read in bulk and skipped); and from names that reach 100,000 objects of the
+caller's class that each hold a small tensor, each one visited, past the cap (the worst case). The **per-step part**
+is set against the same step under an *empty* ``TorchDispatchMode`` (it only forwards each op: the floor of any
+Python-level meter) and against the plain step. Interleaved rounds; for each quantity the median over rounds. On the
+CPU, one thread and CPU seconds of this process; on CUDA, wall seconds with the device synchronised before each
+reading (``torch.cuda.synchronize``).
 
 Targets: the per-step part within 1.5x the empty mode's step, the fixed part under 0.2 s.
 """
@@ -87,10 +88,17 @@ def training_step(make, device):
 
 
 class Record:
-    """A learner's own object holding data: the search visits each (it could hold a tensor as an attribute)."""
+    """A learner's own object holding numbers: the search reads many of them at once (none holds a tensor)."""
 
     def __init__(self, i):
         self.value = [i]
+
+
+class Sample:
+    """A learner's own object holding a tensor: the search visits each, and the tensor."""
+
+    def __init__(self, i):
+        self.x = torch.full((1,), float(i))
 
 
 def from_a_rich_namespace(objects):
@@ -135,7 +143,9 @@ def measure(make, device, rounds):
     runs.update({("timeline", k): (lambda k=k: timeline(lambda: steps(k), model, optimizer)) for k in TIMELINE_STEPS})
     data = from_a_rich_namespace([{"value": [i]} for i in range(RICH)])
     runs.update({("find_leaks, plain data", s): (lambda s=s: data(step, s)) for s in LEAK_STEPS})
-    rich = from_a_rich_namespace([Record(i) for i in range(RICH)])
+    records = from_a_rich_namespace([Record(i) for i in range(RICH)])
+    runs.update({("find_leaks, records", s): (lambda s=s: records(step, s)) for s in LEAK_STEPS})
+    rich = from_a_rich_namespace([Sample(i) for i in range(RICH)])
     runs.update({("find_leaks, rich namespace", s): (lambda s=s: rich(step, s)) for s in LEAK_STEPS})
     steps(3)  # Adam's state exists, and the first calls' lazy imports and caches are behind us
     for run in runs.values():
@@ -157,12 +167,14 @@ def measure(make, device, rounds):
         memory = line(list(TIMELINE_STEPS), [t["timeline", k] for k in TIMELINE_STEPS])
         capped = line([WARMUP + s for s in LEAK_STEPS], [t["find_leaks, rich namespace", s] for s in LEAK_STEPS])
         plain_data = line([WARMUP + s for s in LEAK_STEPS], [t["find_leaks, plain data", s] for s in LEAK_STEPS])
+        own = line([WARMUP + s for s in LEAK_STEPS], [t["find_leaks, records", s] for s in LEAK_STEPS])
         per_round.append({
             "plain_step_ms": plain * 1e3, "empty_mode_step_ms": empty * 1e3, "empty_mode_x_plain": empty / plain,
             "find_leaks_fixed_s": leaks[0], "find_leaks_per_step_ms": leaks[1] * 1e3,
             "find_leaks_per_step_x_empty": leaks[1] / empty, "find_leaks_per_step_x_plain": leaks[1] / plain,
             "find_leaks_steps5_x_6_plain": (leaks[0] + 6 * leaks[1]) / (6 * plain),
-            "find_leaks_fixed_s_plain_data": plain_data[0], "find_leaks_fixed_s_search_capped": capped[0],
+            "find_leaks_fixed_s_plain_data": plain_data[0], "find_leaks_fixed_s_records": own[0],
+            "find_leaks_fixed_s_search_capped": capped[0],
             "timeline_fixed_s": memory[0], "timeline_per_step_ms": memory[1] * 1e3,
             "timeline_per_step_x_empty": memory[1] / empty, "timeline_per_step_x_plain": memory[1] / plain,
             "timeline_x_plain": (memory[0] + memory[1]) / plain,
@@ -195,18 +207,18 @@ def main(argv=None):
     results = {}
     print(f"on {device}; fixed part per call, per-step part against the empty mode's step and the plain step "
           f"(median of {args.rounds} rounds)")
-    print(f"  {'model':<12} {'plain step':>11} {'empty mode':>11} {'find_leaks fixed':>17} {'(data)':>9} {'(capped)':>9} "
-          f"{'per step':>17} {'timeline fixed':>15} {'per step':>17}")
+    print(f"  {'model':<12} {'plain step':>11} {'empty mode':>11} {'find_leaks fixed':>17} {'(data)':>9} {'(records)':>9} "
+          f"{'(capped)':>9} {'per step':>17} {'timeline fixed':>15} {'per step':>17}")
     for name in args.models.split(","):
         r = results[name] = measure(MODELS[name], device, args.rounds)
         print(f"  {name:<12} {r['plain_step_ms']:8.2f} ms {r['empty_mode_x_plain']:10.2f}x "
               f"{r['find_leaks_fixed_s']:15.3f} s {r['find_leaks_fixed_s_plain_data']:7.3f} s "
-              f"{r['find_leaks_fixed_s_search_capped']:7.3f} s "
+              f"{r['find_leaks_fixed_s_records']:7.3f} s {r['find_leaks_fixed_s_search_capped']:7.3f} s "
               f"{r['find_leaks_per_step_x_empty']:6.2f}x empty "
               f"{r['timeline_fixed_s']:13.3f} s {r['timeline_per_step_x_empty']:6.2f}x empty")
     print("targets: per step <= 1.50x the empty mode, fixed part < 0.2 s; the fixed part where the caller's names reach "
-          f"{RICH:,} dicts of plain data (data), and {RICH:,} objects of the caller's class, past the holder search's cap "
-          "(capped)")
+          f"{RICH:,} dicts of plain data (data), {RICH:,} objects of the caller's class holding numbers (records), and "
+          f"{RICH:,} objects of the caller's class each holding a tensor, past the holder search's cap (capped)")
     if args.json:
         args.json.write_text(json.dumps({"provenance": provenance(device, command), "models": results}, indent=1) + "\n")
         print(f"wrote {args.json}")

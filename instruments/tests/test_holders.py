@@ -507,3 +507,31 @@ def test_an_id_in_a_dict_key_reads_as_the_code_writes_it_not_as_an_address():
 
     holder = find_leaks(step).top.holder
     assert holder.startswith("cache[(id(…), id(weight))]"), holder
+
+
+def test_a_capped_search_reaches_what_follows_many_repeats_of_one_object():
+    """Each object is queued once: a thousand references to one tensor cost one visit, and the cap counts visits."""
+    history = [torch.ones(3)]
+    many = [torch.zeros(2)] * 1000 + [history]
+    found = search([Root("many", many)], max_objects=4)
+    assert found.storages[id(history[0].untyped_storage())] == "many[-1][-1]"
+    assert (found.visited, found.exhausted) == (4, False)
+
+
+@dataclass
+class Sample:
+    label: int
+    features: list
+
+
+class Labelled(Sample):
+    counts = {}  # class data: read for each object, so objects of this class are visited one by one
+
+
+def test_the_learners_objects_of_plain_data_are_read_in_bulk_and_one_that_holds_a_tensor_is_found():
+    samples = [Sample(i, [float(i), 1.0]) for i in range(2000)]
+    samples[1500].features = [torch.ones(3)]
+    found = search([Root("samples", samples)])
+    assert found.storages[id(samples[1500].features[0].untyped_storage())] == "samples[-500].features[-1]"
+    assert found.visited < 600, "only the run of 256 samples with the tensor is visited, each sample and its list"
+    assert search([Root("samples", [Labelled(i, [1.0]) for i in range(2000)])]).visited > 2000

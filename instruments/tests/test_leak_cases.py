@@ -75,6 +75,27 @@ def test_a_detached_lbfgs_history_in_deques_and_its_two_force_graphs_read_bounde
             assert "history" not in row.holder and "forces" in row.holder, report
 
 
+def test_a_graph_kept_from_one_step_to_two_late_in_the_steps_reads_bounded_and_kept_every_step_a_leak(tmp_path):
+    report = report_of(load(tmp_path, "smoothed_late"))
+    assert report.rows == [], f"the average keeps one more step's graph, once:\n{report}"
+    row = next(row for row in report.bounded if row.kept_in == "self.smoothed")
+    assert row.nodes_per_step and not row.bytes_per_step, f"a graph row with no bytes beside it:\n{report}"
+    assert row.bounded.startswith("keeps only what the steps after step 3 of 5 made"), report
+    assert row.fix.startswith("nothing to fix"), report
+    assert report_of(load(tmp_path, "smoothed_late"), steps=10).rows == []
+    assert_no_leak(load(tmp_path, "smoothed_late")["step"])
+    text = (CASES / "smoothed_late.py").read_text()
+    # what those graphs saved kept too (retain_graph=True): the bytes beside the graph read bounded, in one voice
+    retained = report_of(load(tmp_path, "smoothed_retained", text.replace("loss.backward()",
+                                                                          "loss.backward(retain_graph=True)")))
+    assert retained.rows == [] and any(row.bytes_per_step for row in retained.bounded), retained
+    # the average kept with its graph and chained every step (each one keeps the last) is a leak
+    chained = report_of(load(tmp_path, "smoothed_chained", text.replace(
+        "previous = self.loss if self.calls >= SMOOTH_FROM else loss.detach()",
+        "previous = self.smoothed if self.smoothed is not None else loss.detach()")))
+    assert [row.kept_in for row in chained.rows] == ["self.smoothed"] and chained.top.nodes_per_step, chained
+
+
 # ------------------------------------------------------------------ holders found, and each fix ends the growth
 
 

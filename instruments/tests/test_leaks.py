@@ -366,3 +366,20 @@ def test_the_python_number_a_graph_saves_is_a_tensor_no_meter_sees_made_as_the_r
     saved = y.grad_fn._saved_other
     assert (saved.dtype, saved.untyped_storage().nbytes()) == (torch.float64, 8)
     assert live.bytes == 4 * N, "only y's storage is counted: the saved 0.5 is not seen"
+
+
+def test_a_hook_registered_once_late_in_the_steps_reads_bounded_and_one_registered_every_step_a_leak():
+    model = torch.nn.Linear(4, 4)
+    x = torch.ones(2, 4)
+    calls = [0]
+
+    def step(every=False):
+        calls[0] += 1
+        if every or calls[0] == 6:  # once: in the last of the 5 steps after the warm-up
+            model.register_forward_hook(lambda module, args, output: None)
+        model(x).sum().backward()
+    report = find_leaks(step)
+    assert report.rows == [], f"one hook registered once is not a hook a step:\n{report}"
+    assert [row.hooks_per_step for row in report.bounded] == [0.2], report
+    every = find_leaks(lambda: step(every=True))
+    assert [row.hooks_per_step for row in every.rows] == [1], every

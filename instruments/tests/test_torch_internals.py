@@ -86,3 +86,19 @@ def test_reading_a_slot_reads_plain_and_graph_memory_slots_and_leaves_tracing_as
         assert sys.gettrace() is tracer and gc.isenabled()
     finally:
         sys.settrace(previous)
+
+
+def test_nodes_and_hooks_made_after_a_number_is_read_read_larger_and_accumulators_none():
+    """find_leaks tells which steps made a kept graph, and registered a kept hook, by these numbers: a step's forward
+    nodes and, on the CPU, the nodes backward makes with create_graph=True come after a number read before the step."""
+    x = torch.ones(3, requires_grad=True)
+    before = (x * 2).grad_fn
+    mark, hooks = torch_internals.sequence_number(), torch_internals.hook_number()
+    y = (x * x).sum()
+    (grad,) = torch.autograd.grad(y, x, create_graph=True)
+    assert torch_internals.made_at(before) < mark <= torch_internals.made_at(y.grad_fn)
+    assert torch_internals.made_at(grad.grad_fn) > torch_internals.made_at(y.grad_fn)
+    assert torch_internals.made_at(before.next_functions[0][0]) is None  # x's AccumulateGrad
+    model = torch.nn.Linear(1, 1)
+    handle = model.register_forward_pre_hook(print)
+    assert list(model._forward_pre_hooks) == [handle.id] and handle.id >= hooks

@@ -75,6 +75,8 @@ def remedy(row, last, step_code, graph_grows):
         why = ("bounded by the optimizer's settings" if "optimizer" in row.bounded else
                "bounded by the deque's length" if "deque(maxlen" in row.bounded else
                "made once, not every step" if row.bounded.startswith("made once") else
+               "it keeps only what the last steps made, not what every step makes (find_leaks(step, steps=10) "
+               "shows it stay bounded)" if row.bounded.startswith("keeps only what") else
                "it stopped growing (made once, or kept in a window of fixed size)")
         return Remedy(NOTHING, text=f"nothing to fix: {why}")
     found = last.found

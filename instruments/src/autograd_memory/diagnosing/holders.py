@@ -70,6 +70,8 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
+    made: list = field(default_factory=lambda: [0, 0, 0])  # of its nodes, how many were made before the search's
+    # first mark, between its ``marks``, and after the second (AccumulateGrad nodes have no number)
 
 
 @dataclass
@@ -81,7 +83,7 @@ class Found:
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
     optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
     hooks: dict = field(default_factory=dict)  # path of a module's hook dict (``model[0]._forward_hooks``) -> (its size,
-    # the code and first line of its newest hook)
+    # the code and first line of its newest hook, its keys: the ids of their handles, in the order they were registered)
     caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
     windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
     on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
@@ -180,9 +182,11 @@ _CHUNK = 256  # items of a large container checked together by _plain_data
 
 def _plain_data(objects, depth=8):
     """True when nothing in ``objects``, nor in what they hold, is searched: lists, tuples, dicts and sets of leaves
-    (numbers, strings, objects of skipped libraries), nested at most ``depth`` levels. It reads a level at a time with
+    (numbers, strings, objects of skipped libraries), and objects of the learner's own classes that hold only such
+    data in their attributes (:func:`_record_class`), nested at most ``depth`` levels. It reads a level at a time with
     ``gc.get_referents`` and looks at each type once, not at each object: a notebook's data (a list of a million
-    records as dicts of numbers) costs the search milliseconds instead of a visit per object. False when unsure.
+    records as dicts of numbers, or as dataclasses) costs the search milliseconds instead of a visit per object.
+    False when unsure.
 
     >>> _plain_data([{"id": i, "tags": ["a", "b"], "xy": (1.0, 2.0)} for i in range(1000)])
     True
@@ -194,11 +198,30 @@ def _plain_data(objects, depth=8):
     for _ in range(depth):
         if not level:
             return True
+        records = set()  # ids of the record classes in this level: their objects' referents name them
         for kind in set(map(type, level)):
-            if kind not in _PLAIN and _type_searched(kind) is not False:
+            if kind in _PLAIN or _type_searched(kind) is False:
+                continue
+            if not _record_class(kind):
                 return False
+            records.add(id(kind))
         level = gc.get_referents(*level)  # leaves hold nothing; a skipped library's object shows its parts: unsure
+        if records:
+            level = [item for item in level if id(item) not in records]
     return not level
+
+
+def _record_class(kind):
+    """True for a class of the learner's whose objects the search reads only by their attributes (``__dict__`` and
+    slots, which ``gc.get_referents`` gives too, beside the class): not a container, module, function or tensor, and
+    with no data in its class bodies. Asked once per class while a search runs."""
+    known = _records.get(kind)
+    if known is None:
+        known = _records[kind] = (
+            all(_learners_class(klass) for klass in kind.__mro__[:-1])  # the last is object
+            and not any(issubclass(kind, bases) for bases, _ in _READERS)
+            and not any(issubclass(kind, base) for base, _ in _ROLES) and not _layout(kind)[1])
+    return known
 
 
 def _unplain(items):
@@ -224,6 +247,8 @@ _library_types = {}  # type -> _searched_type(type), for types of installed code
 _learners_types = {}  # id(type) -> (_searched_type(type), a weak reference to it), for the learner's own classes
 _modules_searched = {}  # id(module or class) -> (whether it is searched, a weak reference to it)
 _searching = {}  # type -> whether searched, for the learner's types too, while a search runs (emptied after: it holds them)
+_records = {}  # type -> _record_class(type), while a search runs (emptied after, with _searching)
+_reached = {}  # id -> the path that first reached the object, while a search runs: a dict key holding an id() names it
 # Where installed code lives: the standard library, site-packages, the virtualenv (each run's sys.path is read once).
 _INSTALLED = tuple({os.path.join(os.path.abspath(path), "") for path in (
     sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__),
@@ -304,53 +329,82 @@ def _id_text(number, item, named):
     return repr(number)
 
 
-def _children(value, named=None):
-    """(edge text, child, edge kind) of an object's contents. Kinds: "attr", "item", "closure", "grad".
-    ``named``: id -> path of the objects the search has reached (a key that holds an ``id()`` names it)."""
-    # containers name only the items that are searched: numbers and strings (a param group's lr, a list of
-    # floats) cost no edge text
-    if isinstance(value, (list, collections.deque)):
-        n = len(value)
-        return [(f"[{i - n}]", item, "item") for i, item in _unplain(list(value)) if _searched(item)]
-    if isinstance(value, tuple):
-        fields = getattr(type(value), "_fields", None)  # a NamedTuple: by its field names (ctx.metrics)
-        if isinstance(fields, tuple) and len(fields) == len(value):
-            return [(f".{name}", item, "attr") for name, item in zip(fields, value) if _searched(item)]
-        return [(f"[{i}]", item, "item") for i, item in _unplain(value) if _searched(item)]
-    if isinstance(value, dict):
-        children = []
-        for _, (key, item) in _unplain(list(value.items())):
-            if _searched(item):
-                children.append((f"[{_key_text(key, item, named)}]", item, "item"))
-            if type(key) not in _KEY_LEAVES and _searched(key):
-                children.append((" (a key)", key, "item"))
-        return children
-    if isinstance(value, type):  # a learner's class: the data in its body (K.store)
-        return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
-                if isinstance(item, _CLASS_DATA) and not name.startswith("__")]
-    if isinstance(value, types.GeneratorType):  # a paused generator's variables (a cache it fills)
-        frame = value.gi_frame
-        return [] if frame is None else [
-            (f" -> {name} (a variable of the generator {value.__name__}())", item, "closure")
-            for name, item in frame_locals(frame).items() if _searched(item)]
-    if isinstance(value, (set, frozenset)):
-        return [(" (an element)", item, "item") for _, item in _unplain(list(value))]
-    if isinstance(value, types.FunctionType):
-        return [(f" -> {name} (a variable of {value.__name__}'s closure)", cell.cell_contents, "closure")
-                for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()) if _full(cell)]
-    if isinstance(value, types.MethodType):
-        return [(".__self__", value.__self__, "attr"), ("", value.__func__, "attr")]
-    if isinstance(value, functools.partial):
-        return [(f".args[{i}]", item, "item") for i, item in enumerate(value.args)] + \
-               [(f".keywords[{k!r}]", item, "item") for k, item in value.keywords.items()]
-    if isinstance(value, torch.nn.Module):
-        return _module_children(value)
-    if isinstance(value, _LRU_CACHE):  # its entries are not readable from Python: find_leaks reads its size instead
-        return []
-    if isinstance(value, types.ModuleType):  # a learner's module: its names, as roots_of reads globals
-        return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
-                if not name.startswith("_") and _searched(item)]
-    return _attributes(value)
+
+def _reader_of(kind):
+    """What reads the contents of objects of type ``kind``: a function of an object that gives (edge text, child,
+    edge kind) of what it holds that is searched, as they come (a long list's items are not all read when the search
+    stops early). Kinds: "attr", "item", "closure", "hooks"."""
+    for bases, reader in _READERS:
+        if issubclass(kind, bases):
+            return reader
+    slots, class_data = _layout(kind)
+    return lambda value: _attributes(value, slots, class_data)
+
+
+# containers name only the items that are searched: numbers and strings (a param group's lr, a list of floats) cost
+# no edge text
+
+
+def _sequence_items(value):
+    items = list(value)
+    n = len(items)
+    return ((f"[{i - n}]", item, "item") for i, item in _unplain(items) if _searched(item))
+
+
+def _tuple_items(value):
+    fields = getattr(type(value), "_fields", None)  # a NamedTuple: by its field names (ctx.metrics)
+    if isinstance(fields, tuple) and len(fields) == len(value):
+        return [(f".{name}", item, "attr") for name, item in zip(fields, value) if _searched(item)]
+    return ((f"[{i}]", item, "item") for i, item in _unplain(value) if _searched(item))
+
+
+def _dict_items(value):
+    for _, (key, item) in _unplain(list(value.items())):
+        if _searched(item):
+            yield f"[{_key_text(key, item, _reached.get)}]", item, "item"
+        if type(key) not in _KEY_LEAVES and _searched(key):
+            yield " (a key)", key, "item"
+
+
+def _class_body(value):  # a learner's class: the data in its body (K.store)
+    return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
+            if isinstance(item, _CLASS_DATA) and not name.startswith("__")]
+
+
+def _generator_variables(value):  # a paused generator's variables (a cache it fills)
+    frame = value.gi_frame
+    return [] if frame is None else [
+        (f" -> {name} (a variable of the generator {value.__name__}())", item, "closure")
+        for name, item in frame_locals(frame).items() if _searched(item)]
+
+
+def _elements(value):
+    return ((" (an element)", item, "item") for _, item in _unplain(list(value)) if _searched(item))
+
+
+def _closure_variables(value):
+    return [(f" -> {name} (a variable of {value.__name__}'s closure)", cell.cell_contents, "closure")
+            for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ())
+            if _full(cell) and _searched(cell.cell_contents)]
+
+
+def _method_parts(value):
+    return [(edge, item, "attr") for edge, item in ((".__self__", value.__self__), ("", value.__func__))
+            if _searched(item)]
+
+
+def _partial_arguments(value):
+    return [(f".args[{i}]", item, "item") for i, item in enumerate(value.args) if _searched(item)] + \
+           [(f".keywords[{k!r}]", item, "item") for k, item in value.keywords.items() if _searched(item)]
+
+
+def _nothing(value):  # a functools cache: its entries are not readable from Python (find_leaks reads its size)
+    return ()
+
+
+def _module_names(value):  # a learner's module: its names, as roots_of reads globals
+    return [(f".{name}", item, "attr") for name, item in list(vars(value).items())
+            if not name.startswith("_") and _searched(item)]
 
 
 def _code_of(hook):
@@ -367,39 +421,44 @@ def _full(cell):
     return True
 
 
-def _attributes(value):
-    children = []
+def _attributes(value, slots, class_data):
     namespace = getattr(value, "__dict__", None)
-    if isinstance(namespace, dict):
-        children += [(f".{name}", item, "attr") for name, item in list(namespace.items())]
-    for klass in type(value).__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if name not in ("__dict__", "__weakref__") and hasattr(value, name):
-                children.append((f".{name}", getattr(value, name), "attr"))
-    return children + _class_data(value, namespace)
+    children = [(f".{name}", item, "attr") for name, item in list(namespace.items()) if _searched(item)] \
+        if isinstance(namespace, dict) else []
+    for name in slots:
+        if hasattr(value, name):
+            item = getattr(value, name)
+            if _searched(item):
+                children.append((f".{name}", item, "attr"))
+    return children + _class_data(value, namespace, class_data) if class_data else children
 
 
 _LRU_CACHE = type(functools.lru_cache(maxsize=None)(len))  # functools.lru_cache and functools.cache wrappers
 _CLASS_DATA = (list, dict, set, collections.deque, torch.Tensor, _LRU_CACHE)
-_class_data_names = {}  # id(type) -> (((depth in its MRO, name), ...) of data in its learner's class bodies, weakref)
+_layouts = {}  # id(type) -> ((its slot names, ((depth in its MRO, name), ...) of data in its learner's class bodies), weakref)
 
 
-def _class_data(value, namespace):
-    """Lists, dicts, sets, deques and tensors kept on the learner's classes themselves (``history = []`` in the
-    class body, shared by every instance): ``self.history`` reaches them too, unless the instance has its own.
-    (Which names those are is read once per type; their values are read each time.)"""
-    kind = type(value)
-    names = _class_data_names.get(id(kind))
-    if names is None or names[1]() is not kind:
-        names = _remember(_class_data_names, kind, tuple(
+def _layout(kind):
+    """(slot names, class data) of a type, read once per type: the names of its ``__slots__``, and where the lists,
+    dicts, sets, deques and tensors kept on the learner's classes themselves are (``history = []`` in the class
+    body, shared by every instance: ``self.history`` reaches them too, unless the instance has its own)."""
+    entry = _layouts.get(id(kind))
+    if entry is None or entry[1]() is not kind:
+        slots = tuple(name for klass in kind.__mro__ for name in getattr(klass, "__slots__", ())
+                      if name not in ("__dict__", "__weakref__"))
+        class_data = tuple(
             (depth, name) for depth, klass in enumerate(kind.__mro__)
             if (getattr(klass, "__module__", "") or "builtins").partition(".")[0] not in _LIBRARY_PACKAGES
-            for name, item in list(vars(klass).items()) if isinstance(item, _CLASS_DATA) and not name.startswith("__")))
-    if not names[0]:
-        return []
+            for name, item in list(vars(klass).items()) if isinstance(item, _CLASS_DATA) and not name.startswith("__"))
+        entry = _remember(_layouts, kind, (slots, class_data))
+    return entry[0]
+
+
+def _class_data(value, namespace, names):
+    """The class data ``names`` (see :func:`_layout`) that ``value`` reaches: their values are read each time."""
     own = namespace if isinstance(namespace, dict) else {}
-    mro = kind.__mro__
-    return [(f".{name}", vars(mro[depth])[name], "attr") for depth, name in names[0]
+    mro = type(value).__mro__
+    return [(f".{name}", vars(mro[depth])[name], "attr") for depth, name in names
             if name not in own and name in vars(mro[depth])]
 
 
@@ -414,9 +473,17 @@ def _module_children(module):
                          if sub is not None]
         elif name.endswith("hooks") and isinstance(item, dict) and item and callable(next(reversed(item.values()))):
             children.append((f".{name}", item, "hooks"))
-        elif not name.startswith("_"):
+        elif not name.startswith("_") and _searched(item):
             children.append((f".{name}", item, "attr"))
-    return children + _class_data(module, module.__dict__)
+    class_data = _layout(type(module))[1]
+    return children + _class_data(module, module.__dict__, class_data) if class_data else children
+
+
+_READERS = (((list, collections.deque), _sequence_items), (tuple, _tuple_items), (dict, _dict_items),
+            (type, _class_body), (types.GeneratorType, _generator_variables), ((set, frozenset), _elements),
+            (types.FunctionType, _closure_variables), (types.MethodType, _method_parts),
+            (functools.partial, _partial_arguments), (torch.nn.Module, _module_children), (_LRU_CACHE, _nothing),
+            (types.ModuleType, _module_names))
 
 
 _ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.optim.Optimizer, "optimizer"),
@@ -424,11 +491,10 @@ _ROLES = ((torch.Tensor, "tensor"), (torch.autograd.graph.Node, "node"), (torch.
 
 
 class _Search:
-    def __init__(self, max_objects, max_nodes, saved):
-        self.saved = saved
+    def __init__(self, max_objects, max_nodes, saved, marks):
+        self.saved, self.marks = saved, marks
         self.found = Found()
-        self.seen = set()
-        self.paths = {}  # id -> the path that reached it, for a dict key that holds an id()
+        self.seen = _reached  # id -> the path that first reached it: each object is queued once, by that path
         self.nodes_seen = set()  # ids of graph nodes (the nodes themselves are held in `keep` meanwhile)
         self.keep = []
         self.max_objects, self.max_nodes = max_objects, max_nodes
@@ -438,32 +504,35 @@ class _Search:
             return self._run(roots)
         finally:
             self.keep.clear()
-            self.paths.clear()
+            _reached.clear()
             _searching.clear()
+            _records.clear()
 
     def _run(self, roots):
-        queue = collections.deque()  # only what is searched enters it: leaves never cost a path string
+        # Each object is queued once, by the first (shortest) path that reaches it, and kept meanwhile (ids stay unique
+        # while the search runs): only what is searched enters the queue (leaves never cost a path string), and no
+        # more than the search can visit.
+        queue = collections.deque()
+        found, seen, kinds = self.found, self.seen, {}  # type -> (its name in _ROLES, "" for none; its reader)
         for root in roots:
-            if _searched(root.value):
+            if id(root.value) not in seen and _searched(root.value):
+                seen[id(root.value)] = root.name
                 queue.append((root.name, root.value, root.name, root.note, False, False))
-                self.paths.setdefault(id(root.value), root.name)  # named before the search reaches it
-        found, seen, roles = self.found, self.seen, {}  # roles: type -> its entry's name in _ROLES, "" for none
+        self.queue = queue
         while queue:
             path, value, key, note, through_grad, pinned = queue.popleft()
-            if id(value) in seen:
-                continue
             if found.visited >= self.max_objects:
                 found.exhausted = True
                 break
-            seen.add(id(value))
-            self.paths[id(value)] = path
-            self.keep.append(value)  # ids stay unique while the search runs
+            self.keep.append(value)
             found.visited += 1
-            role = roles.get(type(value))
-            if role is None:
-                role = roles[type(value)] = next((name for base, name in _ROLES if issubclass(type(value), base)), "")
+            known = kinds.get(type(value))
+            if known is None:
+                known = kinds[type(value)] = (next((name for base, name in _ROLES if issubclass(type(value), base)), ""),
+                                              _reader_of(type(value)))
+            role, reader = known
             if role == "tensor":
-                self.tensor(value, path, key, note, through_grad, pinned, queue)
+                self.tensor(value, path, key, note, through_grad, pinned)
                 continue
             if role == "node":
                 self.graph([value], path, key, note)
@@ -475,26 +544,39 @@ class _Search:
             elif role == "deque" and value.maxlen is not None:
                 found.windows[path] = value.maxlen
             try:
-                children = _children(value, self.paths.get)
-            except Exception:  # a property that raises, a container changing under us: not searched
+                for edge, child, kind in reader(value):
+                    if id(child) in seen:
+                        continue
+                    if found.visited + len(queue) >= self.max_objects:  # nothing queued from here could be visited
+                        found.exhausted = True
+                        break
+                    seen[id(child)] = path + edge
+                    if kind == "hooks":  # what the hooks keep is kept by the hook dict: it is what grows when a step
+                        # registers a hook each time (the dict a hook writes into is only the hook's)
+                        found.hooks[path + edge] = (len(child), *_code_of(list(child.values())[-1]), tuple(child))
+                        queue.append((path + edge, child, path + edge, note, through_grad, True))
+                    elif pinned:
+                        queue.append((path + edge, child, key, note, through_grad, True))
+                    elif kind == "closure":  # a new name: the holder is named from here on, where it lives in the note
+                        name = seen[id(child)] = edge.split(" (")[0].removeprefix(" -> ")
+                        queue.append((name, child, name, edge.partition(" (")[2][:-1], through_grad, False))
+                    elif kind == "attr" and key == path:  # still a plain chain of names: the holder key grows
+                        queue.append((path + edge, child, path + edge, note, through_grad, False))
+                    else:
+                        queue.append((path + edge, child, key, note, through_grad, False))
+            except Exception:  # a property that raises, a container changing under us: not searched (further)
                 continue
-            for edge, child, kind in children:
-                if id(child) in seen or not _searched(child):
-                    continue
-                if kind == "hooks":  # what the hooks keep is kept by the hook dict: it is what grows when a step
-                    # registers a hook each time (the dict a hook writes into is only the hook's)
-                    found.hooks[path + edge] = (len(child), *_code_of(list(child.values())[-1]))
-                    queue.append((path + edge, child, path + edge, note, through_grad, True))
-                elif pinned:
-                    queue.append((path + edge, child, key, note, through_grad, True))
-                elif kind == "closure":  # a new name: the holder is named from here on, where it lives in the note
-                    name = edge.split(" (")[0].removeprefix(" -> ")
-                    queue.append((name, child, name, edge.partition(" (")[2][:-1], through_grad, False))
-                elif kind == "attr" and key == path:  # still a plain chain of names: the holder key grows
-                    queue.append((path + edge, child, path + edge, note, through_grad, False))
-                else:
-                    queue.append((path + edge, child, key, note, through_grad, False))
         return found
+
+    def push(self, entry):
+        """Queue ``entry`` (path, object, ...) unless its object is queued already or the queue fills the search."""
+        if id(entry[1]) in self.seen:
+            return
+        if self.found.visited + len(self.queue) >= self.max_objects:
+            self.found.exhausted = True
+            return
+        self.seen[id(entry[1])] = entry[0]
+        self.queue.append(entry)
 
     def holder(self, key, path, note, through_grad):
         holder = self.found.holders.get(key)
@@ -502,7 +584,7 @@ class _Search:
             holder = self.found.holders[key] = Holder(key, path, note, through_grad=through_grad)
         return holder
 
-    def tensor(self, tensor, path, key, note, through_grad, pinned, queue):
+    def tensor(self, tensor, path, key, note, through_grad, pinned):
         storages = internals.storages_of(tensor)
         holder = self.holder(key, path, note, through_grad)
         for storage in storages:
@@ -511,13 +593,13 @@ class _Search:
         if storages:
             holder.path, holder.storage, holder.numel = path, id(storages[0]), max(holder.numel, tensor.numel())
         if tensor.is_leaf and tensor.grad is not None:
-            queue.append((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
+            self.push((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
         attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
         for name, item in list(attributes.items()) if attributes else ():
             if _searched(item):
                 self.found.on_tensors[f"{path}.{name}"] = path
-                queue.append((f"{path}.{name}", item, key if pinned or key != path else f"{path}.{name}", note,
-                              through_grad, pinned))
+                self.push((f"{path}.{name}", item, key if pinned or key != path else f"{path}.{name}", note,
+                           through_grad, pinned))
         if tensor.grad_fn is not None:
             before = holder.nodes
             self.graph([tensor.grad_fn], path, key, note)
@@ -535,6 +617,10 @@ class _Search:
             seen.add(id(node))
             self.keep.append(node)
             holder.nodes += 1
+            if self.marks is not None:
+                number = internals.made_at(node)
+                if number is not None:
+                    holder.made[(number >= self.marks[0]) + (number >= self.marks[1])] += 1
             if self.saved:
                 kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
                 leaf = internals.accumulated_leaf(node)
@@ -550,8 +636,10 @@ class _Search:
             found.exhausted = True
 
 
-def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True):
+def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True, marks=None):
     """Search forward from ``roots`` (a list of :class:`Root`), breadth first: each storage and node is
     credited to the shortest path that reaches it, ties to the earlier root. ``saved=False`` skips
-    reading what graphs saved (only their nodes are counted)."""
-    return _Search(max_objects, max_nodes, saved).run(roots)
+    reading what graphs saved (only their nodes are counted). ``marks``, two autograd sequence numbers read in turn
+    (:func:`~autograd_memory.seams.torch_internals.sequence_number`), counts in each holder's ``made`` the nodes made
+    between them and after the second."""
+    return _Search(max_objects, max_nodes, saved, marks).run(roots)

@@ -18,8 +18,9 @@ code object and line of the innermost frame outside ``torch`` and ``autograd_mem
 alive after the last step, minus those alive after the warm-up, are what each line leaked. What
 keeps them, and which graphs grow, comes from a bounded search over what the step can reach
 (:mod:`autograd_memory.diagnosing.holders`). Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in
-a ``deque(maxlen=N)``, made in one step only, or that stops within the steps is *bounded*: shown apart, never the
-leak. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
+a ``deque(maxlen=N)``, made in one step only, that stops within the steps, or that keeps nothing the first half of the
+steps made (a graph kept from one step to two, once) is *bounded*: shown apart, never the leak: a leak keeps what
+every step makes. Each row's fix is read from what keeps it (:mod:`autograd_memory.diagnosing.fixes`).
 """
 import collections
 import gc
@@ -35,6 +36,7 @@ from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import LiveTensors, process_rss
 from ..measuring.trace import NotFlatError
+from ..seams import torch_internals as internals
 from .fixes import container as _container
 from .fixes import remedy
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
@@ -248,7 +250,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     step's autograd nodes) are rows too, at the line that made the tensor holding the graph.
     Each row's fix is also ``row.remedy``, a change to apply (:mod:`~autograd_memory.diagnosing.fixes`).
     Growth made inside ``optimizer.step``, kept in ``optimizer.state`` or in a ``deque(maxlen=N)``, made in one step
-    only, or that stops by the middle of the steps is listed apart as bounded and does not fail
+    only, that stops by the middle of the steps, or that keeps nothing the first half of the steps made (a graph kept
+    from one step to two, even late: autograd's sequence numbers tell which steps made a graph, hook handles' ids
+    which steps registered a hook) is listed apart as bounded and does not fail
     :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
     tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
     (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
@@ -278,8 +282,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
                 call_step(step, "find_leaks")
                 rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
-                    middle = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
-            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True)
+                    middle = _Reading.between(meter)  # no search: the last one tells which half made what it finds
+            marks = (first.mark, middle.mark) if middle is not None else None
+            last = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=True, marks=marks)
     finally:
         if freeze:
             gc.unfreeze()
@@ -379,7 +384,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
 
 def _hook_rows(rows, first, last, steps):
     """Hooks a step registers every time: the module's hook dict grows (what they keep is kept by it)."""
-    for path, (size, code, line) in last.found.hooks.items():
+    for path, (size, code, line, _) in last.found.hooks.items():
         grown = size - first.found.hooks.get(path, (0,))[0]
         if grown <= 0:
             continue
@@ -408,14 +413,34 @@ def _bounded(row, readings, born, steps):
     if row.bytes_per_step and line and len(born[line]) == 1 and at_middle <= at_first:
         return (f"made once, in step {min(born[line])} of {steps}: not every step (a tensor made late, e.g. the first "
                 ".grad of a layer unfrozen after the warm-up), bounded")
-    stopped = [at_last <= at_middle] if row.bytes_per_step and line else []
+    # A leak keeps what every step makes: what the first half of the steps made, and what the second half made. Per
+    # quantity that grows: whether it keeps nothing the second half made (it stopped), or nothing the first half made
+    # (a graph or tensor kept from one step to two). Graph nodes and hooks tell the step that made them by their
+    # numbers (autograd's sequence numbers, hook handles' ids), read against the marks of the first and middle readings.
+    middle_step = (steps + 1) // 2
+    stopped, late = [], []
+    if row.bytes_per_step and line:
+        stopped.append(at_last <= at_middle)
+        late.append(at_middle <= at_first and min(born[line], default=0) > middle_step)
     if row.nodes_per_step:
-        stopped.append(last.nodes.get(row.kept_in, 0) <= middle.nodes.get(row.kept_in, 0))
+        holder = last.found.holders.get(row.kept_in)
+        before, early, recent = holder.made if holder is not None else (0, 1, 1)
+        if before > first.nodes.get(row.kept_in, 0):  # more nodes numbered before the steps than it had then: the
+            early = recent = 1                          # numbers tell nothing (made on a thread of their own)
+        stopped.append(recent == 0)
+        late.append(early == 0)
     if row.hooks_per_step:
-        stopped.append(last.found.hooks[row.kept_in][0] <= middle.found.hooks.get(row.kept_in, (0,))[0])
-    if stopped and all(stopped):
+        keys = [key for key in last.found.hooks[row.kept_in][3] if isinstance(key, int)]
+        stopped.append(not any(key >= middle.hook_mark for key in keys))
+        late.append(not any(first.hook_mark <= key < middle.hook_mark for key in keys))
+    if not stopped or not all(map(any, zip(stopped, late))):
+        return ""
+    if all(stopped):
         return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
-    return ""
+    if all(late):
+        return (f"keeps only what the steps after step {middle_step} of {steps} made: not every step (a graph or "
+                "tensor kept from one step to two), bounded")
+    return "stopped growing within the steps, or keeps only what the last steps made: bounded (a window of fixed size)"
 
 
 def _one_voice(rows):
@@ -435,9 +460,18 @@ class _Reading:
     live: int
     nodes: dict   # holder key -> graph nodes first reached through it
     found: object
+    mark: int     # autograd's sequence number when it was read: nodes made after it have larger ones
+    hook_mark: int  # the id the next hook handle gets: hooks registered after it have larger ones
 
     @classmethod
-    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved):
+    def now(cls, meter, step, namespaces, max_objects, max_nodes, saved, marks=None):
+        reading = cls.between(meter)
+        reading.found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved, marks=marks)
+        reading.nodes = {key: holder.nodes for key, holder in reading.found.holders.items()}
+        return reading
+
+    @classmethod
+    def between(cls, meter):
+        """What the meter and the counters read, without a search for holders."""
         gc.collect()
-        found = search(roots_of(step, namespaces), max_objects, max_nodes, saved=saved)
-        return cls(meter.alive(), meter.bytes, {key: h.nodes for key, h in found.holders.items()}, found)
+        return cls(meter.alive(), meter.bytes, {}, None, internals.sequence_number(), internals.hook_number())

@@ -22,7 +22,8 @@ __all__ = [
     "in_functorch_transform", "is_freed_error",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
-    "saved_tensors_of", "accumulated_leaf", "in_backward", "graph_task_id", "register_optimizer_step_hooks",
+    "saved_tensors_of", "accumulated_leaf", "sequence_number", "made_at", "hook_number", "in_backward", "graph_task_id",
+    "register_optimizer_step_hooks",
     "eval_frame_callback",
 ]
 
@@ -383,6 +384,47 @@ def accumulated_leaf(node):
     True
     """
     return getattr(node, "variable", None) if type(node).__name__ == "AccumulateGrad" else None
+
+
+_UNNUMBERED = 2 ** 64 - 1  # what an AccumulateGrad node reads: it is made once per leaf, outside any step's order
+
+
+def sequence_number():
+    """The number the next autograd node made on this thread will get (nodes made later get larger ones):
+    find_leaks reads it between steps to tell which steps made the graph it finds.
+
+    Relies on: ``torch.autograd._get_sequence_nr()`` (the calling thread's counter) and ``Node._sequence_nr()``
+    (read by :func:`made_at`). A step's forward nodes, and on the CPU those backward makes (``create_graph=True``),
+    are numbered by the thread that runs the step; on CUDA the engine's device threads number what backward makes
+    from counters of their own (find_leaks reads a graph's nodes by these numbers only when enough of them fall within
+    the steps). Guarded by
+    test_torch_internals.py::test_nodes_and_hooks_made_after_a_number_is_read_read_larger_and_accumulators_none.
+
+    >>> mark = sequence_number()
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> made_at((x * 2).grad_fn) >= mark, made_at((x * 2).grad_fn.next_functions[0][0])
+    (True, None)
+    """
+    return torch.autograd._get_sequence_nr()
+
+
+def made_at(node):
+    """The sequence number ``node`` was made with (see :func:`sequence_number`); None for an ``AccumulateGrad``."""
+    number = node._sequence_nr()
+    return None if number == _UNNUMBERED else number
+
+
+def hook_number():
+    """The id the next hook handle will get: a module's hook dicts are keyed by their handles' ids, so a hook
+    registered later has a larger key. Relies on: ``torch.utils.hooks.RemovableHandle.next_id``, the class counter
+    it takes ids from. Guarded by the test named in :func:`sequence_number`.
+
+    >>> model, mark = torch.nn.Linear(1, 1), hook_number()
+    >>> _ = model.register_forward_hook(print)
+    >>> [key >= mark for key in model._forward_hooks]
+    [True]
+    """
+    return torch.utils.hooks.RemovableHandle.next_id
 
 
 def saved_tensors_of(node):
