@@ -3,7 +3,8 @@
 - the **lecture edition** is notebooks/ with its speaker notes, each live section's minutes added to them
   (tools/lecture_edition.py, which also condenses it): `make present` (lecture_notebooks/) and `make slides` (the
   decks, where the notes are the speaker view, key S);
-- the **learner's edition** leaves out the speaker-notes cells (markdown cells whose slide type is ``notes``):
+- the **learner's edition** leaves out the speaker-notes cells (markdown cells whose slide type is ``notes``) and
+  the condensed lecture's marks (``<!-- slide -->``, ``<!-- /slide -->``: a learner who edits a cell would read them):
   `make lab` (my_notebooks/), the reading site (`make site`), and learner/, the committed copy that the README's
   Colab and Binder links open (Colab opens a path on GitHub, so that copy has to be in the repository).
 
@@ -11,15 +12,18 @@ learner/ is a target of `python -m tools build` (`make generate`), never edited 
 
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
-    ...     nbformat.v4.new_markdown_cell("**Speaker notes.** Ask the room first.", metadata=NOTES)])
+    ...     nbformat.v4.new_markdown_cell("**Speaker notes.** Ask the room first.", metadata=NOTES),
+    ...     nbformat.v4.new_markdown_cell("Prose. <!-- slide -->The point.<!-- /slide -->")])
     >>> [cell.source for cell in learner_edition(nb).cells]
-    ['# Title']
+    ['# Title', 'Prose. The point.']
 """
 import copy
+import re
 
 from tools.course import notebook_text, read
 
 NOTES = {"slideshow": {"slide_type": "notes"}}
+MARK = re.compile(r"<!-- /?slide -->")  # tools/lecture_edition.py's marks of what a condensed slide shows
 
 
 def is_speaker_notes(cell):
@@ -29,11 +33,13 @@ def is_speaker_notes(cell):
 
 
 def learner_edition(nb):
-    """A copy of ``nb`` without its speaker notes; cell ids (nbformat 4.5) renumbered as the pre-commit hook
-    writes them, so that the copy is what a commit of it would hold."""
+    """A copy of ``nb`` without its speaker notes and slide marks; cell ids (nbformat 4.5) renumbered as the
+    pre-commit hook writes them, so that the copy is what a commit of it would hold."""
     nb = copy.deepcopy(nb)
     nb.cells = [cell for cell in nb.cells if not is_speaker_notes(cell)]
     for number, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            cell.source = MARK.sub("", cell.source)
         if "id" in cell:
             cell.id = str(number)
     return nb
