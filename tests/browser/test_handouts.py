@@ -137,7 +137,7 @@ def test_the_explorer_moves_on_its_slide_and_shows_the_measured_reading(build, b
     for k in WINDOWS:
         explorer_slide.locator("input.amlab-explorer-window").fill(str(explorer.controls["window"][1].index(k)))
         peak = explorer_slide.locator(".amlab-explorer-readout .amlab-explorer-peak")
-        shown[k] = (explorer_slide.locator("input.amlab-explorer-window + output").inner_text(),
+        shown[k] = (explorer_slide.locator("input.amlab-explorer-window ~ output").inner_text(),
                     peak.inner_text(), peak.get_attribute("title"))
         if k == WINDOWS[1]:
             page.screenshot(path=str(ROOT / "artifacts" / "deck_explorer.png"))

@@ -189,7 +189,7 @@ def explore(slides, screenshot, timeout=120):  # a deadline, not a timing: the c
     for k in WINDOWS:
         view.locator("input.amlab-explorer-window").fill(str(options.index(k)))
         peak = view.locator(".amlab-explorer-readout .amlab-explorer-peak")
-        shown[k] = (view.locator("input.amlab-explorer-window + output").inner_text(), peak.inner_text(),
+        shown[k] = (view.locator("input.amlab-explorer-window ~ output").inner_text(), peak.inner_text(),
                     peak.get_attribute("title"))
         if k == WINDOWS[1]:
             slides.screenshot(path=str(screenshot))

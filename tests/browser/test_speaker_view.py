@@ -7,7 +7,9 @@ four slides, each with a speaker note, the way `make present` serves the lecture
 speaker window is connected and well past the patch's guard, and checks: the deck is still on the third slide, the
 speaker window shows the third slide's note once, and the next slide's note after the deck moves on. Run it with
 ``AMLAB_UNPATCHED=1`` to see the bug (the test then fails). Screenshot: ``artifacts/speaker_view.png``.
+The patch also shows each slide's minute of the lecture, read from its notes (``artifacts/pace_marker.png``).
 """
+import contextlib
 import os
 import time
 
@@ -62,14 +64,15 @@ def wait_for_notes(speaker, want, timeout=120):
     raise AssertionError(f"the speaker window never showed {want!r}; it shows {notes!r}")
 
 
-def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_path, free_port):
+@contextlib.contextmanager
+def presenting(tmp_path, port, notes, patched=True):
+    """A page of chromium at 1280x720 on a deck of one slide per note, served as `make present` serves the lecture."""
     from playwright.sync_api import sync_playwright
 
     (tmp_path / "notebooks").mkdir()
-    deck(tmp_path / "notebooks" / "deck.ipynb")
-    patched = not os.environ.get("AMLAB_UNPATCHED")
-    lab = Lab(tmp_path, free_port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"] if patched else [])
+    deck(tmp_path / "notebooks" / "deck.ipynb", notes)
     (ROOT / "artifacts").mkdir(exist_ok=True)
+    lab = Lab(tmp_path, port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"] if patched else [])
     try:
         lab.wait_until_up()
         with sync_playwright() as playwright:
@@ -78,24 +81,30 @@ def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_pat
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
                 page.set_default_timeout(60_000)
                 present(page, lab, "deck.ipynb")
-                go_to(page, 2)
-                page.locator("section.present section.present .jp-MarkdownCell").first.click()  # command mode, focused
-                with page.expect_popup() as popup:
-                    page.keyboard.press("t")
-                speaker = popup.value
-                notes = wait_for_notes(speaker, NOTES[2])
-                page.wait_for_timeout(6000)  # past the patch's guard: RISE's reset would have arrived by now
-                after_t = shown_slide(page)
-                notes = speaker.evaluate(READ_NOTES)
-                speaker.set_viewport_size({"width": 1100, "height": 700})
-                speaker.screenshot(path=str(ROOT / "artifacts" / f"speaker_view{'' if patched else '_unpatched'}.png"))
-                page.keyboard.press("ArrowRight")
-                followed = wait_for_notes(speaker, NOTES[3], timeout=30)
-                moved_to = shown_slide(page)
+                yield page
             finally:
                 browser.close()
     finally:
         lab.stop()
+
+
+def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_path, free_port):
+    patched = not os.environ.get("AMLAB_UNPATCHED")
+    with presenting(tmp_path, free_port, NOTES, patched) as page:
+        go_to(page, 2)
+        page.locator("section.present section.present .jp-MarkdownCell").first.click()  # command mode, focused
+        with page.expect_popup() as popup:
+            page.keyboard.press("t")
+        speaker = popup.value
+        notes = wait_for_notes(speaker, NOTES[2])
+        page.wait_for_timeout(6000)  # past the patch's guard: RISE's reset would have arrived by now
+        after_t = shown_slide(page)
+        notes = speaker.evaluate(READ_NOTES)
+        speaker.set_viewport_size({"width": 1100, "height": 700})
+        speaker.screenshot(path=str(ROOT / "artifacts" / f"speaker_view{'' if patched else '_unpatched'}.png"))
+        page.keyboard.press("ArrowRight")
+        followed = wait_for_notes(speaker, NOTES[3], timeout=30)
+        moved_to = shown_slide(page)
 
     assert after_t == "slide-2-0", f"after T the projected deck shows {after_t}, not the slide it was on (slide-2-0)"
     assert sum(NOTES[2] in line for line in notes) == 1 and not any("**Speaker notes.**" in line for line in notes), (
@@ -108,32 +117,16 @@ READ_PACE = "() => { const badge = document.getElementById('amlab-pace'); return
 
 
 def test_each_slide_shows_its_minute_of_the_lecture_from_its_speaker_notes(tmp_path, free_port):
-    from playwright.sync_api import sync_playwright
-
     from tools.lecture_edition import pace, timing
 
     notes = ["no place in the lecture", pace(2, 14, 90), timing(6, 8, 90)]  # as the lecture edition writes them
-    (tmp_path / "notebooks").mkdir()
-    deck(tmp_path / "notebooks" / "paced.ipynb", notes)
-    lab = Lab(tmp_path, free_port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"])
-    try:
-        lab.wait_until_up()
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 720})
-                page.set_default_timeout(60_000)
-                present(page, lab, "paced.ipynb")
-                shown = [page.evaluate(READ_PACE)]
-                for _ in notes[1:]:
-                    page.keyboard.press("ArrowRight")  # as a clicker moves the deck
-                    page.wait_for_timeout(800)
-                    shown.append(page.evaluate(READ_PACE))
-                page.screenshot(path=str(ROOT / "artifacts" / "pace_marker.png"))
-            finally:
-                browser.close()
-    finally:
-        lab.stop()
+    with presenting(tmp_path, free_port, notes) as page:
+        shown = [page.evaluate(READ_PACE)]
+        for _ in notes[1:]:
+            page.keyboard.press("ArrowRight")  # as a clicker moves the deck
+            page.wait_for_timeout(800)
+            shown.append(page.evaluate(READ_PACE))
+        page.screenshot(path=str(ROOT / "artifacts" / "pace_marker.png"))
 
     assert shown == ["", "minute 14 of 90", "minute 8 of 90"], (
         f"each slide should show the minute its speaker notes give, and nothing without one; they show {shown}")
