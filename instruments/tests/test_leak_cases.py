@@ -96,6 +96,30 @@ def test_a_graph_kept_from_one_step_to_two_late_in_the_steps_reads_bounded_and_k
     assert [row.kept_in for row in chained.rows] == ["self.smoothed"] and chained.top.nodes_per_step, chained
 
 
+def test_a_list_filled_in_the_first_steps_beside_a_loss_replaced_every_step_reads_bounded(tmp_path):
+    """One holder (a dict of state, or an object) keeps graphs in two places: the first two losses, and the latest.
+    Each is bounded; read together as one holder they kept graphs made in both halves of the steps, a false leak."""
+    text = (CASES / "first_and_last.py").read_text()
+    as_attributes = text.replace('self.state = {"first_losses": [], "latest": None}',
+                                 "self.first_losses, self.latest = [], None")
+    as_attributes = as_attributes.replace('self.state["first_losses"]', "self.first_losses")
+    as_attributes = as_attributes.replace('self.state["latest"]', "self.latest")
+    assert "self.state" not in as_attributes
+    for name, script in (("first_and_last", text), ("first_and_last_attributes", as_attributes)):
+        for steps in (5, 6):
+            report = report_of(load(tmp_path, name, script), steps=steps)
+            assert report.rows == [] and report.bounded, f"{name}, steps={steps}:\n{report}"
+    # kept every step, every other step, or as a dict per step in a list, the same losses are a leak
+    every_other = text.replace('if len(self.state["first_losses"]) < 2:',
+                               'self.calls = getattr(self, "calls", 0) + 1\n        if self.calls % 2 == 0:')
+    as_records = text.replace('self.state["latest"] = loss', 'self.state.setdefault("log", []).append({"loss": loss})')
+    every_step = text.replace('if len(self.state["first_losses"]) < 2:\n            ', "")
+    for name, script in (("every_step", every_step), ("every_other", every_other), ("as_records", as_records)):
+        assert script != text, f"{name}: the script should change"
+        report = report_of(load(tmp_path, name, script), steps=6)
+        assert [row.kept_in for row in report.rows] == ["self.state"] and report.top.nodes_per_step, f"{name}:\n{report}"
+
+
 # ------------------------------------------------------------------ holders found, and each fix ends the growth
 
 

@@ -24,6 +24,7 @@ import collections
 import functools
 import gc
 import os
+import re
 import site
 import sys
 import types
@@ -70,8 +71,9 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
-    made: list = field(default_factory=lambda: [0, 0, 0])  # of its nodes, how many were made before the search's
-    # first mark, between its ``marks``, and after the second (AccumulateGrad nodes have no number)
+    made: dict = field(default_factory=dict)  # where in it a graph sits (:func:`graph_place`) -> of the nodes there,
+    # how many were made before the search's first mark, between its ``marks``, and after the second (AccumulateGrad
+    # nodes have no number)
 
 
 @dataclass
@@ -609,6 +611,7 @@ class _Search:
     def graph(self, stack, path, key, note):
         """Walk autograd nodes from ``stack``: count them for the holder, map what they saved to ``path``."""
         holder = self.holder(key, path, note, False)
+        made = holder.made.setdefault(graph_place(path), [0, 0, 0]) if self.marks is not None else None
         found, seen = self.found, self.nodes_seen
         while stack and len(seen) < self.max_nodes:
             node = stack.pop()
@@ -620,7 +623,7 @@ class _Search:
             if self.marks is not None:
                 number = internals.made_at(node)
                 if number is not None:
-                    holder.made[(number >= self.marks[0]) + (number >= self.marks[1])] += 1
+                    made[(number >= self.marks[0]) + (number >= self.marks[1])] += 1
             if self.saved:
                 kept = [(tensor, f"saved in its graph by {type(node).__name__}") for tensor in internals.saved_tensors_of(node)]
                 leaf = internals.accumulated_leaf(node)
@@ -634,6 +637,28 @@ class _Search:
             stack.extend(next_node for next_node, _ in node.next_functions)
         if stack:
             found.exhausted = True
+
+
+def graph_place(path):
+    """Where a graph sits in what holds it: the container of per-step entries, to tell one holder's graphs apart. A path
+    is cut at its last list index, or else loses its last subscript.
+
+    >>> [graph_place(p) for p in ("state['early'][-1]", "history[-1]['loss']", "state['last']", "t.last", "c[(1, 2)]")]
+    ["state['early']", 'history', 'state', 't.last', 'c']
+    """
+    index = max((match.start() for match in _LIST_INDEX.finditer(path)), default=None)
+    if index is not None:
+        return path[:index]
+    if path.endswith("]"):
+        depth = 0
+        for at in range(len(path) - 1, -1, -1):
+            depth += {"]": 1, "[": -1}.get(path[at], 0)
+            if depth == 0:
+                return path[:at]
+    return path
+
+
+_LIST_INDEX = re.compile(r"\[-?\d+\]")
 
 
 def search(roots, max_objects=MAX_OBJECTS, max_nodes=100_000, saved=True, marks=None):

@@ -418,23 +418,28 @@ def _bounded(row, readings, born, steps):
     # (a graph or tensor kept from one step to two). Graph nodes and hooks tell the step that made them by their
     # numbers (autograd's sequence numbers, hook handles' ids), read against the marks of the first and middle readings.
     middle_step = (steps + 1) // 2
-    stopped, late = [], []
+    quantities = []  # per quantity: (it stopped, it keeps only what the second half made, each of its places one or the other)
     if row.bytes_per_step and line:
-        stopped.append(at_last <= at_middle)
-        late.append(at_middle <= at_first and min(born[line], default=0) > middle_step)
+        stopped = at_last <= at_middle
+        late = at_middle <= at_first and min(born[line], default=0) > middle_step
+        quantities.append((stopped, late, stopped or late))
     if row.nodes_per_step:
         holder = last.found.holders.get(row.kept_in)
-        before, early, recent = holder.made if holder is not None else (0, 1, 1)
-        if before > first.nodes.get(row.kept_in, 0):  # more nodes numbered before the steps than it had then: the
-            early = recent = 1                          # numbers tell nothing (made on a thread of their own)
-        stopped.append(recent == 0)
-        late.append(early == 0)
+        places = list(holder.made.values()) if holder is not None else []
+        if not places or sum(place[0] for place in places) > sum(first.nodes.values()):  # more nodes numbered before
+            places = [(0, 1, 1)]  # the steps than all holders had then: the numbers tell nothing (another thread's)
+        # each place the holder keeps graphs in (a list, an attribute) on its own: a list filled in the first steps
+        # beside an attribute replaced every step is two bounded things, not one that keeps what both halves made
+        quantities.append((all(recent == 0 for _, _, recent in places), all(early == 0 for _, early, _ in places),
+                           not any(early and recent for _, early, recent in places)))
     if row.hooks_per_step:
         keys = [key for key in last.found.hooks[row.kept_in][3] if isinstance(key, int)]
-        stopped.append(not any(key >= middle.hook_mark for key in keys))
-        late.append(not any(first.hook_mark <= key < middle.hook_mark for key in keys))
-    if not stopped or not all(map(any, zip(stopped, late))):
+        stopped = not any(key >= middle.hook_mark for key in keys)
+        late = not any(first.hook_mark <= key < middle.hook_mark for key in keys)
+        quantities.append((stopped, late, stopped or late))
+    if not quantities or not all(bounded for _, _, bounded in quantities):
         return ""
+    stopped, late, _ = zip(*quantities)
     if all(stopped):
         return "stopped growing within the steps: bounded (made once, or a window of fixed size)"
     if all(late):
