@@ -63,7 +63,13 @@ def allocated_bytes(device="cpu"):
         found = is_tensor.get(kind)
         if found is None:
             found = is_tensor[kind] = issubclass(kind, torch.Tensor)
-        if found and thing.device == device:
+        if not found:
+            continue
+        try:
+            here = thing.device == device
+        except RuntimeError:  # "tensor does not have a device": torch 2.8 and 2.9 leave such tensors to the collector
+            continue          # after 07's input_gradient case; no storage of one can be read
+        if here:
             for storage in internals.storages_of(thing):
                 if storage.nbytes():
                     sizes[storage.data_ptr()] = storage.nbytes()
