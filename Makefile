@@ -34,7 +34,8 @@ override TORCH := $(or $(TORCH),$(TORCH_PIN))
 VENV   ?= $(if $(filter $(TORCH_PIN),$(TORCH)),.venv,.venv-torch-$(TORCH))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# `make test` runs on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its kernel's state).
+# `make test` and `make test-class` run on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its
+# kernel's state), and each class test module with its fixture on one (the hub on one, nbgrader's grading on the other).
 WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope)
 # CONDENSED=1: `make present` and `make slides` show the condensed lecture (tools/lecture_edition.py); CONDENSED=0 or unset: all
@@ -88,7 +89,7 @@ assignments: class-setup
 	$(BIN)/python deploy/assignments.py
 
 test-class: class-setup
-	$(BIN)/python -m pytest -p no:cacheprovider tests/class $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -p no:cacheprovider tests/class $(PYTEST_ARGS)
 
 lab: setup
 	$(BIN)/python -m tools.my_notebooks
