@@ -36,9 +36,11 @@ WRONG = {  # assignment -> {answer function: (its source, what the feedback says
         "[FAIL]")},
 }
 MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
-# The slowest cell of these submissions took 3.4 s (the set-up's imports, or a checker's failure, on two busy cores):
-# 15 s is over 4 times that, and a quarter of the course's own limit, which the loop would wait out.
-CELL_TIMEOUT = 15
+# The slowest other cell of these submissions took 4.2 s (the allocation that fails at the memory limit; a worked
+# answer's or the set-up's, 3.4 s), with the hub's tests beside them and other runs on the two cores: 20 s is near 5
+# times that, and a third of the course's own limit, which the loop would wait out. ``mixed`` is not the longer of
+# the two processes below, so the loop's 20 s cost no time.
+CELL_TIMEOUT = 20
 # nbgrader autogrades one submission at a time; two processes, one core each: ``mixed`` (the loop, the kernel that
 # exits) in one, the other two students in the other (each about half of the work).
 AT_ONCE = (("--student=mixed",), ("--CourseDirectory.student_id_exclude=mixed",))
