@@ -34,7 +34,8 @@ override TORCH := $(or $(TORCH),$(TORCH_PIN))
 VENV   ?= $(if $(filter $(TORCH_PIN),$(TORCH)),.venv,.venv-torch-$(TORCH))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# `make test` runs on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its kernel's state).
+# `make test` and `make test-class` run on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its
+# kernel's state), and each class test module with its fixture on one (the hub on one, nbgrader's grading on the other).
 WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope)
 # CONDENSED=1: `make present` and `make slides` show the condensed lecture (tools/lecture_edition.py); CONDENSED=0 or unset: all
@@ -72,8 +73,9 @@ $(CLASS_STAMP): $(STAMP) deploy/package-lock.json
 	@$(BIN)/python -m pip install $(PIP_FLAGS) -e ".[class]" "torch==$(TORCH)"
 	@# nbgrader's notebook extensions, and the "open in Notebook" button of the notebook package nbgrader brings, stay off:
 	@# `make lab` stays the course's own, and grading uses nbgrader's command line
-	for e in formgrader validate_assignment assignment_list course_list; do \
-	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$e >/dev/null 2>&1; done
+	@# (one `jupyter server extension disable` for the four: each call is a Python start, 1.8 s)
+	$(BIN)/jupyter server extension disable --sys-prefix \
+	  $(foreach e,formgrader validate_assignment assignment_list course_list,nbgrader.server_extensions.$(e)) >/dev/null 2>&1
 	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader @jupyter-notebook/lab-extension >/dev/null 2>&1
 	@bash tools/system_deps.sh npm
 	cd deploy && npm ci --no-audit --no-fund --silent
@@ -88,7 +90,7 @@ assignments: class-setup
 	$(BIN)/python deploy/assignments.py
 
 test-class: class-setup
-	$(BIN)/python -m pytest -p no:cacheprovider tests/class $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -p no:cacheprovider tests/class $(PYTEST_ARGS)
 
 lab: setup
 	$(BIN)/python -m tools.my_notebooks

@@ -5,9 +5,15 @@ the release as it came (zero), and ``mixed`` hands in plausible wrong answers, t
 that never ends, an allocation without bound, a kernel that exits) and the worked answers elsewhere: zero for
 exactly the broken and wrong exercises, with the checker's message or what happened as feedback, and full marks
 for the rest.
+
+Two settings keep it short: the loop that never ends is interrupted after ``CELL_TIMEOUT``, several times the
+slowest graded cell, instead of the course's own limit (a notebook's whole time budget, which
+test_the_course_gives_a_cell_a_notebooks_budget checks); and two nbgrader processes grade at once (``AT_ONCE``),
+into the one gradebook, as an instructor on a machine with two cores may.
 """
 import csv
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import assignments
 import nbformat
@@ -30,6 +36,14 @@ WRONG = {  # assignment -> {answer function: (its source, what the feedback says
         "[FAIL]")},
 }
 MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\n", re.M)
+# The slowest other cell of these submissions took 4.2 s (the allocation that fails at the memory limit; a worked
+# answer's or the set-up's, 3.4 s), with the hub's tests beside them and other runs on the two cores: 20 s is near 5
+# times that, and a third of the course's own limit, which the loop would wait out. ``mixed`` is not the longer of
+# the two processes below, so the loop's 20 s cost no time.
+CELL_TIMEOUT = 20
+# nbgrader autogrades one submission at a time; two processes, one core each: ``mixed`` (the loop, the kernel that
+# exits) in one, the other two students in the other (each about half of the work).
+AT_ONCE = (("--student=mixed",), ("--CourseDirectory.student_id_exclude=mixed",))
 
 
 def answer_cells(nb):
@@ -60,7 +74,11 @@ def graded(tmp_path_factory):
         submit(course, "solved", name, worked[name])
         submit(course, "blank", name, {})
         submit(course, "mixed", name, {**worked[name], **{f: s for f, (s, _) in WRONG.get(name, {}).items()}})
-    assignments.nbgrader(course, "autograde", "*")
+    with ThreadPoolExecutor(len(AT_ONCE)) as pool:
+        done = [pool.submit(assignments.nbgrader, course, "autograde", "*", f"--Execute.timeout={CELL_TIMEOUT}", *part)
+                for part in AT_ONCE]
+    for part in done:
+        part.result()
     assignments.nbgrader(course, "export", "--to", str(course / "grades.csv"))
     return course, names, worked
 
@@ -119,6 +137,16 @@ def test_grades_come_out_as_csv(graded):
     total = {s: sum(float(r["score"]) for r in rows if r["student_id"] == s) for s in ("solved", "blank", "mixed")}
     most = sum(len(worked[name]) for name in names) * assignments.POINTS
     assert total["solved"] == most and total["blank"] == 0 and 0 < total["mixed"] < most, total
+
+
+def test_the_course_gives_a_cell_a_notebooks_budget():
+    """The course's own time limit for a cell, which the grading above shortens to ``CELL_TIMEOUT``."""
+    import grading
+    import sizing
+    from traitlets.config import Config
+
+    budget = sizing.Sizing.measured().budget_seconds
+    assert grading.configure(Config()).Execute.timeout == budget > CELL_TIMEOUT
 
 
 def run_graded(*sources):
