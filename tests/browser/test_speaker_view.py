@@ -7,7 +7,8 @@ four slides, each with a speaker note, the way `make present` serves the lecture
 speaker window is connected and well past the patch's guard, and checks: the deck is still on the third slide, the
 speaker window shows the third slide's note once, and the next slide's note after the deck moves on. Run it with
 ``AMLAB_UNPATCHED=1`` to see the bug (the test then fails). Screenshot: ``artifacts/speaker_view.png``.
-The patch also shows each slide's minute of the lecture, read from its notes (``artifacts/pace_marker.png``).
+The patch also shows each slide's minute of the lecture, read from its notes (``artifacts/pace_marker.png``), and
+fits each slide whole into the speaker window's previews (``artifacts/speaker_previews.png``).
 """
 import contextlib
 import os
@@ -28,10 +29,10 @@ READ_NOTES = """() => {
 }"""
 
 
-def deck(path, notes=NOTES):
+def deck(path, notes=NOTES, body="What the room sees on slide {n}."):
     cells = []
     for n, note in enumerate(notes):
-        cells.append(nbformat.v4.new_markdown_cell(f"# Slide {n}\n\nWhat the room sees on slide {n}.",
+        cells.append(nbformat.v4.new_markdown_cell(f"# Slide {n}\n\n" + body.format(n=n),
                                                    metadata={"slideshow": {"slide_type": "slide"}}))
         cells.append(nbformat.v4.new_markdown_cell(f"**Speaker notes.** {note}",
                                                    metadata={"slideshow": {"slide_type": "notes"}}))
@@ -65,12 +66,13 @@ def wait_for_notes(speaker, want, timeout=120):
 
 
 @contextlib.contextmanager
-def presenting(tmp_path, port, notes, patched=True):
-    """A page of chromium at 1280x720 on a deck of one slide per note, served as `make present` serves the lecture."""
+def presenting(tmp_path, port, notes, patched=True, **slides):
+    """A page of chromium at 1280x720 on a deck of one slide per note (``body=``: each slide's text), served as `make
+    present` serves the lecture."""
     from playwright.sync_api import sync_playwright
 
     (tmp_path / "notebooks").mkdir()
-    deck(tmp_path / "notebooks" / "deck.ipynb", notes)
+    deck(tmp_path / "notebooks" / "deck.ipynb", notes, **slides)
     (ROOT / "artifacts").mkdir(exist_ok=True)
     lab = Lab(tmp_path, port, args=[f"--LabServerApp.extra_labextensions_path={EXTENSIONS}"] if patched else [])
     try:
@@ -88,14 +90,18 @@ def presenting(tmp_path, port, notes, patched=True):
         lab.stop()
 
 
+def open_speaker_view(page):
+    page.locator("section.present section.present .jp-MarkdownCell").first.click()  # command mode, focused
+    with page.expect_popup() as popup:
+        page.keyboard.press("t")
+    return popup.value
+
+
 def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_path, free_port):
     patched = not os.environ.get("AMLAB_UNPATCHED")
     with presenting(tmp_path, free_port, NOTES, patched) as page:
         go_to(page, 2)
-        page.locator("section.present section.present .jp-MarkdownCell").first.click()  # command mode, focused
-        with page.expect_popup() as popup:
-            page.keyboard.press("t")
-        speaker = popup.value
+        speaker = open_speaker_view(page)
         notes = wait_for_notes(speaker, NOTES[2])
         page.wait_for_timeout(6000)  # past the patch's guard: RISE's reset would have arrived by now
         after_t = shown_slide(page)
@@ -130,3 +136,26 @@ def test_each_slide_shows_its_minute_of_the_lecture_from_its_speaker_notes(tmp_p
 
     assert shown == ["", "minute 14 of 90", "minute 8 of 90"], (
         f"each slide should show the minute its speaker notes give, and nothing without one; they show {shown}")
+
+
+SLIDE_FITS = """() => {
+    const slide = document.querySelector('.reveal .slides > section.present > section.present');
+    const box = slide.getBoundingClientRect();
+    return [Math.round(box.right), Math.round(box.bottom), innerWidth, innerHeight];
+}"""
+
+
+def test_the_speaker_windows_previews_show_each_slide_whole_as_the_room_sees_it(tmp_path, free_port):
+    """The previews are the deck in small frames: laid out at the frame's size, the projector's 24 px text ran off the
+    bottom of the upcoming slide's frame. Laid out at the projector's 1280x720 and shrunk, each shows its slide whole."""
+    body = "\n".join(f"- point {i} of slide {{n}}, a line as long as a slide's line gets" for i in range(10))
+    with presenting(tmp_path, free_port, NOTES, body=body) as page:
+        speaker = open_speaker_view(page)
+        wait_for_notes(speaker, NOTES[0])
+        speaker.set_viewport_size({"width": 1280, "height": 800})
+        speaker.wait_for_timeout(1500)
+        fits = [frame.evaluate(SLIDE_FITS) for frame in speaker.frames if "receiver" in frame.url]
+        speaker.screenshot(path=str(ROOT / "artifacts" / "speaker_previews.png"))
+    assert len(fits) == 2, f"the speaker window should show two previews (this slide, the next): {fits}"
+    assert all(right <= width + 1 and bottom <= height + 1 for right, bottom, width, height in fits), (
+        f"a preview cuts its slide off (slide's right and bottom edge, frame's width and height): {fits}")

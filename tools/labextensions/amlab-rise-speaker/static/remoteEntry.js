@@ -12,6 +12,9 @@
    2. Each note was shown twice: a note is the innerHTML of RISE's <aside class="notes">, a whole Markdown cell whose
       raw source JupyterLab's CSS hides and the speaker window (without that CSS) shows above the rendered text.
       The deck gives the speaker window a style sheet that hides the cell's editor and prompt.
+   3. The previews (this slide, the next) cut their slides off under large "?" icons: each preview is a RISE page
+      (?receiver) laid out at its small frame's size with the projector's 24 px text. A preview now lays its slide
+      out at 1280x720 and shrinks it to the frame, so it shows the slide whole, as the room sees it.
    And it adds one thing: the lecturer's pace on the projected slide. A slide whose speaker notes open with its place
    in the lecture (tools/lecture_edition.py: "(minute 14 to 16 of 90)" on every slide of the condensed lecture, "(lecture
    path, from minute 8 of 90)" where a live section starts) shows "minute 14 of 90" in its bottom-left corner, small
@@ -75,6 +78,25 @@
     document.addEventListener('slidechanged', showPace, true);
   }
 
+  // The speaker window's previews are the deck in small frames. RISE lays a slide out at the frame's own size, so a
+  // preview showed the projector's 24 px text in a frame a third as wide: a code cell ran off its bottom. A preview
+  // lays the slide out at the projector's size (tools/rise.css is sized for 1280x720) and shrinks it to its frame.
+  var PROJECTOR = { width: 1280, height: 720 };
+
+  function fitPreview() {
+    var scale = Math.min(window.innerWidth / PROJECTOR.width, window.innerHeight / PROJECTOR.height, 1);
+    var style = document.body.style;
+    style.width = scale < 1 ? PROJECTOR.width + 'px' : '';
+    style.height = scale < 1 ? PROJECTOR.height + 'px' : '';
+    style.transformOrigin = '0 0';
+    style.transform = scale < 1 ? 'scale(' + scale + ')' : '';
+  }
+
+  function fitEveryPreview() {
+    window.addEventListener('resize', fitPreview, true);  // before reveal.js's and JupyterLab's own layout
+    fitPreview();
+  }
+
   var plugin = {
     id: 'amlab-rise-speaker:plugin',
     description: "RISE's speaker view without resetting the deck or doubling the notes; the lecture's minute on each slide",
@@ -84,6 +106,8 @@
       if (onRise && !/receiver/.test(window.location.search)) {
         patchSpeakerView();
         showPaceOnEverySlide();
+      } else if (onRise) {
+        fitEveryPreview();
       }
     }
   };
