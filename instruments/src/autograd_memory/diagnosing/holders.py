@@ -71,7 +71,7 @@ class Holder:
     through_grad: bool = False  # reached through a .grad
     graph: bool = False   # its tensor at ``path`` has a graph of its own (a grad_fn): it reaches the nodes it counts
     numel: int = 0        # the most elements of a tensor it keeps: 1 for losses or metrics (they can be kept as numbers)
-    made: dict = field(default_factory=dict)  # where in it a graph sits (:func:`graph_place`) -> of the nodes there,
+    made: dict = field(default_factory=dict)  # where in it a graph sits (:func:`_graph_place`) -> of the nodes there,
     # how many were made before the search's first mark, between its ``marks``, and after the second (AccumulateGrad
     # nodes have no number)
 
@@ -611,7 +611,7 @@ class _Search:
     def graph(self, stack, path, key, note):
         """Walk autograd nodes from ``stack``: count them for the holder, map what they saved to ``path``."""
         holder = self.holder(key, path, note, False)
-        made = holder.made.setdefault(graph_place(path), [0, 0, 0]) if self.marks is not None else None
+        made = holder.made.setdefault(_graph_place(path), [0, 0, 0]) if self.marks is not None else None
         found, seen = self.found, self.nodes_seen
         while stack and len(seen) < self.max_nodes:
             node = stack.pop()
@@ -639,11 +639,11 @@ class _Search:
             found.exhausted = True
 
 
-def graph_place(path):
+def _graph_place(path):
     """Where a graph sits in what holds it: the container of per-step entries, to tell one holder's graphs apart. A path
     is cut at its last list index, or else loses its last subscript.
 
-    >>> [graph_place(p) for p in ("state['early'][-1]", "history[-1]['loss']", "state['last']", "t.last", "c[(1, 2)]")]
+    >>> [_graph_place(p) for p in ("state['early'][-1]", "history[-1]['loss']", "state['last']", "t.last", "c[(1, 2)]")]
     ["state['early']", 'history', 'state', 't.last', 'c']
     """
     index = max((match.start() for match in _LIST_INDEX.finditer(path)), default=None)
