@@ -13,7 +13,9 @@
 #                            decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, instruments' CUDA tests, overhead, every notebook on CUDA (PYTHON=python3: no venv)
-#   make generate            contributors: write every generated file from course.toml and the notebooks (python -m tools build)
+#   make generate            contributors: write every generated file from course.toml, the notebooks and data/ (python -m tools build;
+#                            text from text, seconds, runs no notebook)
+#   make measure             contributors: record what is measured (run times, slide fit, class sizing), re-running only what changed
 #   make hub                 a class on this machine: JupyterHub with a server per student, each with their own copies (deploy/README.md)
 #   make assignments         the nbgrader course of the notebooks' exercises, in build/nbgrader/ (deploy/README.md)
 #   make test-class          the class's tests: a real hub with three students, and nbgrader grading three submissions
@@ -51,7 +53,7 @@ AS_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 # cores); Python compiles the few a run imports on first use instead (import torch: +6 s once).
 PIP_FLAGS := --quiet --disable-pip-version-check --no-compile
 
-.PHONY: setup class-setup hub assignments test-class lab present slides site test test-torch test-fast gpu-check fresh generate hooks check clean
+.PHONY: setup class-setup hub assignments test-class lab present slides site test test-torch test-fast gpu-check fresh generate measure hooks check clean
 
 $(STAMP): pyproject.toml instruments/pyproject.toml
 	@$(PYTHON) -m venv $(VENV) || { echo "[setup] could not create $(VENV): on Debian/Ubuntu install python3-venv"; exit 1; }
@@ -137,9 +139,19 @@ fresh: setup
 	$(BIN)/python -m tools.my_notebooks --fresh "$(NOTEBOOK)"
 
 # Every generated file (learner/, the README's and the guide's blocks, setup cells, Time lines, the sheets), from
-# course.toml and the notebooks, in dependency order (tools/targets.py); `python -m tools check` lists what is stale.
+# course.toml, the notebooks and the records in data/, in dependency order (tools/targets.py); `python -m tools check`
+# lists what is stale. It runs no notebook, benchmark or browser: what is measured, `make measure` records.
 generate: setup
 	$(BIN)/python -m tools build
+
+# The measured records, each with its provenance; a measurement over its budget is reported and not written:
+# the notebooks' run times (tools/run_times.py: only notebooks whose code or imported code changed run again), then the
+# build that reads them, the lecture's slide fit in chromium, and the class's sizing (checked: guarantee <= limit).
+measure: setup
+	$(BIN)/python -m tools measure
+	$(BIN)/python -m tools build
+	$(BIN)/python -m tools.slide_fit --record
+	$(BIN)/python -m deploy.sizing --record
 
 hooks: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,dev]" "torch==$(TORCH)"

@@ -1,5 +1,6 @@
-"""Every generated file is what `make generate` (``python -m tools build``) makes from course.toml and the notebooks:
-one test per target of tools/targets.py. A measured record (the slide fit) is checked against what it measured."""
+"""Every generated file is what `make generate` (``python -m tools build``) makes from course.toml, the notebooks and
+the records in data/: one test per target of tools/targets.py. A measured record (the run times, the slide fit) is
+checked against what it measured. The build itself is text from text: deterministic, and it starts no program."""
 import subprocess
 import sys
 
@@ -10,13 +11,36 @@ from tools import targets
 from tools.course import load
 
 
-@pytest.mark.parametrize("target", [
-    pytest.param(target, marks=pytest.mark.slow) if target.name == "class sizing" else target  # deploy/ runs as scripts
-    for target in targets.TARGETS], ids=[target.name for target in targets.TARGETS])
+@pytest.mark.parametrize("target", targets.TARGETS, ids=[target.name for target in targets.TARGETS])
 def test_the_target_is_current(target, root):
     found = target.stale(load(root))
     renew = f"`{target.command}`" if isinstance(target, targets.Measured) else "`make generate`"
     assert not found, f"{target.name} is stale: {'; '.join(found)}. Run {renew} and commit what it changes"
+
+
+def _snapshot(folder):
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.slow
+def test_the_build_is_text_from_text_the_same_bytes_twice_and_starts_no_program(tmp_path, root, monkeypatch):
+    """On a copy of the course with a generated file edited by hand, one build restores it, a second writes
+    nothing, and neither starts a program (no notebook kernel, no benchmark, no browser, no deploy/ script)."""
+    copy = _copy(root, tmp_path)
+    learner = copy / "learner" / load(root).notebooks[1].file
+    learner.write_text(learner.read_text().replace("Objectives", "Goals", 1))
+
+    def refuse(self, args, *more, **options):
+        pytest.fail(f"the build started {args!r}: it only reads and writes files")
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    wrote = []
+    targets.build(copy, log=wrote.append)
+    first = _snapshot(copy)
+    again = []
+    targets.build(copy, log=again.append)
+    assert wrote == [f"[learner edition] wrote learner/{learner.name}"] and not again, (wrote, again)
+    assert _snapshot(copy) == first
+    assert learner.read_bytes() == (root / "learner" / learner.name).read_bytes()
 
 
 @pytest.mark.slow
@@ -68,8 +92,8 @@ def _throwaway_notebook():
 @pytest.mark.slow
 def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path, root):
     """In a copy of the course: notebook 08 and its course.toml entry, then `python -m tools build` (what `make
-    generate` runs) measures its run time and writes everything else in one pass. What stays stale is the one record
-    no build can make: 00's map slide grew a row, so the slide fit of 00 is measured again in chromium."""
+    generate` runs) writes everything in one pass, counting 08's budget as its run time. What stays stale is what no
+    build can make, each naming `make measure`: 08's run time, and the slide fit of 00, whose map slide grew a row."""
     copy = _copy(root, tmp_path)
     nbformat.write(_throwaway_notebook(), copy / "notebooks" / NEW)
     (copy / "course.toml").write_text((copy / "course.toml").read_text() + NEW_ENTRY)
@@ -79,7 +103,8 @@ def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path
     assert len(wrote) == len(set(wrote)), f"each file written once, in dependency order: {wrote}"
     checked = subprocess.run([sys.executable, "-m", "tools", "check"], cwd=copy, capture_output=True, text=True, timeout=120)
     stale = checked.stdout.splitlines()
-    assert len(stale) == 1 and stale[0].startswith("[slide-fit record] stale") and "00_start_here" in stale[0], (
+    assert len(stale) == 2 and stale[0].startswith("[notebook run times] stale (run `make measure`): 08_throwaway") and (
+        stale[1].startswith("[slide-fit record] stale (run `make measure`)") and "00_start_here" in stale[1]), (
         built.stdout + built.stderr + checked.stdout)
 
     readme, guide = (copy / "README.md").read_text(), (copy / "docs" / "instructors.md").read_text()
@@ -92,4 +117,4 @@ def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path
     assert (copy / "learner" / NEW).exists(), "the learner's edition"
     assert f"| 08 | [A throwaway notebook]({NEW}) |" in (copy / "notebooks" / "00_start_here.ipynb").read_text(), "00's map"
     assert "A notebook joins the course" in (copy / "docs" / "cheat_sheet.md").read_text(), "the cheat sheet"
-    assert "08_throwaway" in (copy / "data" / "notebooks_cpu.json").read_text(), "its measured run time"
+    assert "08_throwaway" not in (copy / "data" / "notebooks_cpu.json").read_text(), "the build measures nothing"

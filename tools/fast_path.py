@@ -21,10 +21,11 @@ residual trained to the wrong answer), a loop that leaks (05 Part 2, to the fixe
 """
 import sys
 
+from tools import run_times
 from tools.blocks import filled
 from tools.course import Stop, load, notebook_text, read
 from tools.editions import learner_edition
-from tools.reading_model import FAST_PATH_MARK, MINUTES_PER_JUMP, run_times, span_estimate, spans, title_cell
+from tools.reading_model import FAST_PATH_MARK, MINUTES_PER_JUMP, span_estimate, spans, title_cell
 from tools.routes import jumps, missing_names
 
 README_BLOCK = "fast-path"
@@ -91,14 +92,14 @@ def runs(course, which="stops"):
 def minutes(course, which="stops", measured=None):
     """``([(stop, minutes)], total)``: each stop's cells read with the reading model (its share of its notebook's
     measured run time included), plus MINUTES_PER_JUMP where the reader has to find its place (:func:`jumps`)."""
-    measured = measured or run_times(course.root)["notebooks"]
+    measured = measured or run_times.load(course.root)
     found, ranges = [], []
     for stop in stops(course, which):
         cells = notebook_cells(course, stop.notebook)
         start, end = stop_range(cells, stop)
         solution = course.root / "solutions" / f"{stop.notebook}.py"
         result = span_estimate(cells, start, end, solution.read_text() if solution.exists() else "",
-                               measured[stop.notebook]["seconds"])
+                               run_times.seconds(measured, stop.notebook))
         jumped = jumps([*ranges, (stop.notebook, start, end)]) - jumps(ranges)
         found.append((stop, round(result.total + jumped * MINUTES_PER_JUMP, 1)))
         ranges.append((stop.notebook, start, end))
@@ -160,7 +161,7 @@ def with_fast_path_cell(notebook, index, text):
 
 def fast_path_cells(course):
     """The fast-path target: ``{notebook: its text with the current fast-path cell}`` for each notebook marked."""
-    measured = run_times(course.root)["notebooks"]
+    measured = run_times.load(course.root)
     found = {}
     for marked in course.fast_path["marked_in"]:
         path = course.notebook(marked).path

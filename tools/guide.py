@@ -10,6 +10,7 @@ a notebook without a section gets one (:func:`section_skeleton`).
 import ast
 import re
 
+from tools import run_times
 from tools.blocks import filled, has_block, markers
 from tools.course import read
 from tools.fast_path import fast_path_block
@@ -30,7 +31,6 @@ from tools.reading_model import (
     calibration,
     estimate,
     is_notes,
-    run_times,
     title_cell,
 )
 
@@ -111,7 +111,7 @@ def torch_block(root):
 
 
 def memory_block(root):
-    record = run_times(root)
+    record = run_times.load(root)
     p, budget = record["provenance"], record["budget"]
     shared = max(p["load_average_before"], p["load_average_after"]) > p["cores_used"]
     busy = (" (more than the cores used: other programs shared them, so the run times are longer than on an idle "
@@ -176,7 +176,7 @@ def lecture_path_block(course):
 def blocks(course):
     """``{block name: text}``: every generated block of the guide."""
     root = course.root
-    measured = run_times(root)["notebooks"]
+    measured = run_times.load(root)
     found = {"model": model_block(root), "memory": memory_block(root), "torch": torch_block(root),
              "lecture-path": lecture_path_block(course), "fast-path": fast_path_block(course),
              "condensed": condensed_block(course)}

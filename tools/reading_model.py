@@ -14,7 +14,7 @@ stated here, and the rates are fitted to timed read-throughs (below):
             + exercises x MINUTES_PER_EXERCISE + lines of their worked solutions x MINUTES_PER_SOLUTION_LINE
             + explorers x MINUTES_PER_EXPLORER
             + places a route's reader has to find x MINUTES_PER_JUMP (0 for a notebook read in order)
-            + the notebook's own run time (data/notebooks_cpu.json, written by benchmarks/notebooks.py --json)
+            + the notebook's own run time (data/notebooks_cpu.json, recorded by `make measure`: tools/run_times.py)
 
 The reasoning behind each rate (:data:`REASONED`), before the fit:
 
@@ -68,6 +68,7 @@ from typing import NamedTuple
 
 import nbformat
 
+from tools import run_times
 from tools.course import ROOT, load, notebook_text, read
 
 PROSE_WORDS_PER_MINUTE = 75
@@ -86,7 +87,6 @@ RATE_GRID = {"PROSE_WORDS_PER_MINUTE": tuple(range(60, 125, 5)), "SECONDS_PER_CO
              "MINUTES_PER_JUMP": tuple(range(1, 16))}
 ROUND_TO = 5
 
-RUN_TIMES = "data/notebooks_cpu.json"
 CALIBRATION = "data/instructor_calibration.json"
 NOTES_MARK = "**Speaker notes.**"
 SETUP_MARK = "# Setup for Google Colab"
@@ -297,11 +297,11 @@ def span_estimate(cells, start, end, solutions_source, run_seconds):
 
 def section_estimates(path, root=ROOT, measured=None):
     """``[(label, Estimate)]``: the cells before the first ``##`` heading ("start"), then each ``##`` section."""
-    measured = measured or run_times(root)["notebooks"]
+    measured = measured or run_times.load(root)
     cells = read(path).cells
     solution = root / "solutions" / f"{path.stem}.py"
     source = solution.read_text() if solution.exists() else ""
-    seconds = measured[path.stem]["seconds"]
+    seconds = run_times.seconds(measured, path.stem)
     sections = [(title, start, end) for level, title, start, end in spans(cells) if level == 2]
     first = sections[0][1] if sections else len(cells)
     return [(label, span_estimate(cells, start, end, source, seconds))
@@ -325,23 +325,12 @@ def time_line(path, root=ROOT, measured=None):
     return f"**Time:** about {estimate(path, root, measured).rounded} minutes (by section: {parts})."
 
 
-def run_times(root=ROOT):
-    path = root / RUN_TIMES
-    if not path.exists():
-        raise SystemExit(f"{RUN_TIMES} is missing: run `python benchmarks/notebooks.py --json {RUN_TIMES}` "
-                         "(a few minutes)")
-    return json.loads(path.read_text())
-
-
 def estimate(path, root=ROOT, measured=None):
     """The :class:`Estimate` for the notebook at ``path``, with its run time from data/notebooks_cpu.json."""
-    measured = measured or run_times(root)["notebooks"]
-    if path.stem not in measured:
-        raise SystemExit(f"{RUN_TIMES} has no run time for {path.stem}: run "
-                         f"`python benchmarks/notebooks.py --json {RUN_TIMES}` again")
+    measured = measured or run_times.load(root)
     solution = root / "solutions" / f"{path.stem}.py"
     found = features(read(path), solution.read_text() if solution.exists() else "")
-    return Estimate(found, measured[path.stem]["seconds"])
+    return Estimate(found, run_times.seconds(measured, path.stem))
 
 
 def headings(path):
@@ -378,7 +367,7 @@ def updated_title(path, line):
 
 def time_lines(course):
     """The Time-lines target: ``{notebook: its text with the reading model's Time line}``."""
-    measured = run_times(course.root)["notebooks"]
+    measured = run_times.load(course.root)
     found = {}
     for path in course.paths:
         notebook, index, source = updated_title(path, time_line(path, course.root, measured))
@@ -405,7 +394,7 @@ def read_through_features(through, root=ROOT):
     route as its sections and the cells they need (tools/routes.py), with the places its reader had to find."""
     from tools.routes import closure, jumps
 
-    then = None if through.run_seconds is not None else json.loads(_git_show(root, through.commit, RUN_TIMES))["notebooks"]
+    then = None if through.run_seconds is not None else json.loads(_git_show(root, through.commit, run_times.RECORD))["notebooks"]
     parts, ranges, seconds = [], [], 0.0
     for name, headings in through.read.items():
         cells = nbformat.reads(_git_show(root, through.commit, f"notebooks/{name}.ipynb"), as_version=4).cells
@@ -483,7 +472,7 @@ def fit(root=ROOT):
 # --- command line -----------------------------------------------------------------------------------------------
 
 def report(root=ROOT):
-    measured = run_times(root)["notebooks"]
+    measured = run_times.load(root)
     print(f"{'notebook':<32}" + "".join(f"{part:>12}" for part in Estimate(Features(0, 0, 0, 0, 0, 0), 0).parts)
           + f"{'total':>8}{'rounded':>9}")
     for path in load(root).paths:

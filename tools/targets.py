@@ -2,14 +2,15 @@
 in dependency order: a target reads only what the ones before it write (notebooks first, then what is made from
 them), so one pass in order builds everything; :func:`build` runs passes until one writes nothing.
 
+The build is text from text: it reads files and writes files, and never runs a notebook, a benchmark, a browser or
+another program. What is measured (the run times, the slide fit) is a record that only `make measure` renews; the
+build reads it, and reports it stale (:class:`Measured`).
+
     >>> [target.name for target in TARGETS][:3]
     ['notebook run times', 'setup cells', 'notebook map cell']
 """
 import dataclasses
-import json
 import pathlib
-import subprocess
-import sys
 from collections.abc import Callable
 
 from tools import course as model
@@ -21,6 +22,7 @@ from tools import (
     lecturer_sheets,
     notebook_map,
     reading_model,
+    run_times,
     setup_cell,
     slide_fit_record,
     torch_table,
@@ -56,27 +58,18 @@ class Target:
 
 @dataclasses.dataclass(frozen=True)
 class Measured:
-    """A record that a measurement makes (``command``): :meth:`stale` says what changed since it was measured;
-    :meth:`write` runs ``command`` when ``by_build`` (quick enough for every build), and otherwise leaves it stale."""
+    """A record that a measurement makes: :meth:`stale` says what changed since it was measured; the build never
+    writes it (:meth:`write` changes nothing), ``command`` does."""
     name: str
     inputs: tuple[str, ...]
     problems: Callable
-    command: str
-    by_build: bool = False
+    command: str = "make measure"
 
     def stale(self, course):
         return self.problems(course)
 
     def write(self, course):
-        if not (self.by_build and self.stale(course)):
-            return []
-        subprocess.run([sys.executable, *self.command.split()[1:]], cwd=course.root, check=True)
-        return [self.inputs[-1]]
-
-
-def _class_sizing(course):
-    done = subprocess.run([sys.executable, "deploy/sizing.py", "--check"], cwd=course.root, capture_output=True, text=True)
-    return [done.stdout.strip() or done.stderr.strip()] if done.returncode else []
+        return []
 
 
 def _relative(course, path):
@@ -89,19 +82,13 @@ def _slide_fit(course):
         f"{slide_fit_record.RECORD} is missing"]
 
 
-def _unmeasured(course):
-    record = json.loads((course.root / reading_model.RUN_TIMES).read_text())["notebooks"]
-    return [f"{path.stem} has no measured run time" for path in course.paths if path.stem not in record]
-
-
 NOTEBOOKS = "notebooks/*.ipynb"
 TARGETS = [
-    Measured("notebook run times", (NOTEBOOKS, reading_model.RUN_TIMES), _unmeasured,
-             f"python benchmarks/notebooks.py --json {reading_model.RUN_TIMES} --add", by_build=True),
+    Measured("notebook run times", (NOTEBOOKS, run_times.RECORD), run_times.unmeasured),
     Target("setup cells", ("pyproject.toml", NOTEBOOKS), setup_cell.setup_cells),
     Target("notebook map cell", ("course.toml", NOTEBOOKS), notebook_map.map_cell),
-    Target("time lines", (NOTEBOOKS, "solutions/*.py", reading_model.RUN_TIMES), reading_model.time_lines),
-    Target("fast-path cells", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES), fast_path.fast_path_cells),
+    Target("time lines", (NOTEBOOKS, "solutions/*.py", run_times.RECORD), reading_model.time_lines),
+    Target("fast-path cells", ("course.toml", NOTEBOOKS, run_times.RECORD), fast_path.fast_path_cells),
     Target("learner edition", (NOTEBOOKS,), editions.learner),
     Target("instructor guide", ("course.toml", NOTEBOOKS, "solutions/*.py", "data/*.json", guide.GUIDE), guide.guide),
     Target("lecturer sheets", (NOTEBOOKS, "solutions/*.py"), lecturer_sheets.sheets),
@@ -109,11 +96,8 @@ TARGETS = [
     Target("README links", ("course.toml", "pyproject.toml", "README.md"), setup_cell.readme_links),
     Target("GPU record", ("data/*_cuda.json", gpu_record.DOC), gpu_record.gpu_record),
     Target("README torch table", ("data/torch_versions.json", "README.md"), torch_table.readme_table),
-    Target("README fast path", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES, "README.md"), fast_path.readme_fast_path),
-    Measured("class sizing", ("data/notebooks_cpu.json", "docs/instructors.md", "deploy/z2jh/values.yaml"),
-             _class_sizing, "python deploy/sizing.py --write", by_build=True),
-    Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
-             "python tests/browser/slide_fit.py --record"),
+    Target("README fast path", ("course.toml", NOTEBOOKS, run_times.RECORD, "README.md"), fast_path.readme_fast_path),
+    Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit),
 ]
 
 
