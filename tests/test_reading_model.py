@@ -173,7 +173,7 @@ def test_readme_links_the_guide(root):
 
 
 @pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "routes", "course", "blocks", "targets", "project",
-                                    "notebook_map", "torch_table"])
+                                    "notebook_map", "torch_table", "run_times"])
 def test_the_tools_docstring_examples_run(module):
     import doctest
     import importlib

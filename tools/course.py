@@ -18,6 +18,12 @@ import nbformat
 from tools.project import MANIFEST, ROOT, manifest
 
 MODES = ("live", "second", "homework", "skip")
+IMPORTED = ("course_utils", "instruments/src")  # the code the notebooks import: what their readings come from
+
+
+def imported_code(root=ROOT):
+    """Every Python file of the code the notebooks import (:data:`IMPORTED`), in path order."""
+    return [path for folder in IMPORTED for path in sorted((pathlib.Path(root) / folder).rglob("*.py"))]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,6 +17,7 @@ fingerprint is the current one is not run at all.
     >>> over_budget(figures, {"seconds": 60, "peak_rss_bytes": 2 * 10**9})
     ['61.2 s > 60 s']
 """
+import contextlib
 import datetime
 import hashlib
 import importlib.metadata
@@ -29,11 +30,10 @@ import time
 
 import nbformat
 
-from tools.course import ROOT
+from tools.course import ROOT, imported_code
 
 RECORD = "data/notebooks_cpu.json"
 CACHE = "build/jupyter_cache"
-IMPORTED = ("course_utils", "instruments/src")  # the code a notebook imports: its readings come from there
 KERNEL = "autograd-memory-lab"
 CORES = 2
 CELL_TIMEOUT = 600
@@ -65,9 +65,8 @@ def unmeasured(course):
 def imported_fingerprint(root=ROOT):
     """A SHA-256 of every Python file of course_utils/ and instruments/src/ (path and bytes, in path order)."""
     digest = hashlib.sha256()
-    for folder in IMPORTED:
-        for path in sorted((root / folder).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in imported_code(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -92,16 +91,24 @@ def over_budget(figures, budget):
         if figures["peak_rss_bytes"] > budget["peak_rss_bytes"] else [])
 
 
-def pin_to_cores(count=CORES):
-    """Run this process and the kernels it starts on ``count`` cores, as on the course's 2-core laptop."""
-    if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > count:
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:count])
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+@contextlib.contextmanager
+def pinned_to_cores(count=CORES):
+    """Within it, this process and the kernels it starts run on ``count`` cores, as on the course's 2-core laptop;
+    gives the number of cores."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield os.cpu_count()
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, sorted(before)[:count])
+    try:
+        yield len(os.sched_getaffinity(0))
+    finally:
+        os.sched_setaffinity(0, before)
 
 
-def provenance(root, cores, load_before):
-    """Where and how a run was measured: what a reader needs to judge its figures."""
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True)
+def provenance(folder, cores, load_before):
+    """Where and how a run was measured (``folder``: in which checkout): what a reader needs to judge its figures."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True)
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": "python -m tools measure",
@@ -117,7 +124,18 @@ def provenance(root, cores, load_before):
     }
 
 
-def execute(path, notebook, root, cores):
+def busy(where):
+    """A warning when other programs shared the cores (the load average above the cores used), else "".
+
+    >>> busy({"load_average_before": 3.1, "load_average_after": 2.0, "cores_used": 2})
+    '; the machine was busy (load average 3.1 on 2 cores): longer than on an idle one'
+    """
+    load = max(where["load_average_before"], where["load_average_after"])
+    return (f"; the machine was busy (load average {load} on {where['cores_used']} cores): longer than on an idle one"
+            if load > where["cores_used"] else "")
+
+
+def execute(path, notebook, cores):
     """Run ``notebook`` (from :func:`runnable`) in notebooks/; return its figures and provenance."""
     from jupyter_cache.executors.utils import single_nb_execution
 
@@ -129,49 +147,56 @@ def execute(path, notebook, root, cores):
                          f"pytest --nbval-lax notebooks/{path.name}` to see and fix the failing cell")
     printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
     return {"seconds": round(ran.time, 1), "peak_rss_bytes": int(re.search(r"peak RSS (\d+)", printed)[1]),
-            "provenance": provenance(root, cores, load_before)}
+            "provenance": provenance(path.parent, cores, load_before)}
 
 
 def measure(course, only=(), budget=None, log=print):
     """Measure the course's notebooks (``only``: those ids or stems) whose fingerprint differs from the record's, each
     within ``budget`` (default: the record's) or reported; write the ones within it. Return the names over budget."""
     from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
 
     root = course.root
     record = load(root)
     budget = budget or record["budget"]
     cache = get_cache(root / CACHE)
     imported = imported_fingerprint(root)
-    cores = pin_to_cores()
-    paths = [course.notebook(name).path for name in only] if only else course.paths
     over, changed = [], False
-    for path in paths:
-        notebook = runnable(path, imported)
-        key = fingerprint(notebook)
-        if record["notebooks"].get(path.stem, {}).get("source_sha256") == key:
-            log(f"[measure] {path.stem}: current ({record['notebooks'][path.stem]['seconds']} s, measured for this code)")
-            continue
-        try:
-            figures = cache.get_cache_record(cache.match_cache_notebook(notebook).pk).data
-            how = "from the cache"
-        except KeyError:
-            started = time.perf_counter()
-            figures = execute(path, notebook, root, cores)
-            how = f"ran in {time.perf_counter() - started:.1f} s"
-            if not over_budget(figures, budget):
-                cache.cache_notebook_bundle(CacheBundleIn(notebook, str(path), data=figures), check_validity=False,
-                                            overwrite=True)
-        if exceeded := over_budget(figures, budget):
-            log(f"[measure] {path.stem}: OVER BUDGET ({'; '.join(exceeded)}), not recorded: make it faster or "
-                "smaller, or measure again on an idle machine")
-            over.append(path.stem)
-            continue
-        record["notebooks"][path.stem] = {"seconds": figures["seconds"], "peak_rss_bytes": figures["peak_rss_bytes"],
-                                          "source_sha256": key, "provenance": figures["provenance"]}
-        changed = True
-        log(f"[measure] {path.stem}: {figures['seconds']} s, {figures['peak_rss_bytes'] / 1e9:.2f} GB ({how})")
+    with pinned_to_cores() as cores:
+        for path in [course.notebook(name).path for name in only] if only else course.paths:
+            notebook = runnable(path, imported)
+            key = fingerprint(notebook)
+            if record["notebooks"].get(path.stem, {}).get("source_sha256") == key:
+                log(f"[measure] {path.stem}: current ({record['notebooks'][path.stem]['seconds']} s, measured for "
+                    "this code)")
+                continue
+            figures, how = cached_or_run(cache, path, notebook, budget, cores)
+            if exceeded := over_budget(figures, budget):
+                log(f"[measure] {path.stem}: OVER BUDGET ({'; '.join(exceeded)}), not recorded: make it faster or "
+                    "smaller, or measure again on an idle machine")
+                over.append(path.stem)
+                continue
+            record["notebooks"][path.stem] = {"seconds": figures["seconds"], "peak_rss_bytes": figures["peak_rss_bytes"],
+                                              "source_sha256": key, "provenance": figures["provenance"]}
+            changed = True
+            log(f"[measure] {path.stem}: {figures['seconds']} s, {figures['peak_rss_bytes'] / 1e9:.2f} GB ({how})"
+                + busy(figures["provenance"]))
     if changed:
         (root / RECORD).write_text(json.dumps(record, indent=2) + "\n")
         log(f"[measure] wrote {RECORD}: run `make generate` for the Time lines and the guide")
     return over
+
+
+def cached_or_run(cache, path, notebook, budget, cores):
+    """``(figures, how)``: jupyter-cache's record of this very notebook (its code and imported code), or a run of it,
+    cached when within ``budget``."""
+    from jupyter_cache.base import CacheBundleIn
+
+    try:
+        return cache.get_cache_record(cache.match_cache_notebook(notebook).pk).data, "from the cache"
+    except KeyError:
+        started = time.perf_counter()
+        figures = execute(path, notebook, cores)
+        if not over_budget(figures, budget):
+            cache.cache_notebook_bundle(CacheBundleIn(notebook, str(path), data=figures), check_validity=False,
+                                        overwrite=True)
+        return figures, f"ran in {time.perf_counter() - started:.1f} s"
