@@ -12,6 +12,23 @@ from tools import executed
 from tools.course import load
 
 
+@pytest.mark.parametrize("changed", ["notebooks/00_x.ipynb", "course_utils/meters.py", "instruments/src/pkg/reading.py"])
+def test_an_executed_copy_is_stale_once_its_notebook_or_the_code_it_imports_changed(tmp_path, changed):
+    """The slides and the site show the instruments' readings: a change to instruments/src/, as to course_utils/ or
+    the notebook, makes the executed copy stale."""
+    for name in ("notebooks/00_x.ipynb", "course_utils/meters.py", "instruments/src/pkg/reading.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+        os.utime(tmp_path / name, (1_000_000, 1_000_000))
+    notebook, copy = tmp_path / "notebooks" / "00_x.ipynb", tmp_path / "build" / "executed" / "00_x.ipynb"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("")
+    os.utime(copy, (2_000_000, 2_000_000))
+    assert executed.is_fresh(notebook, copy, tmp_path)
+    os.utime(tmp_path / changed, (3_000_000, 3_000_000))
+    assert not executed.is_fresh(notebook, copy, tmp_path), f"{changed} changed after the copy was executed"
+
+
 @pytest.mark.slow
 def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tmp_path, root):
     cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("print('hello')"),

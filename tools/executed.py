@@ -4,7 +4,8 @@
     python -m tools.executed --build try     # the same into try/executed/
 
 Each notebook runs with nbclient on the course's kernel, in notebooks/ (so relative data paths work), two at a
-time, at most 180 s per cell. A copy newer than its notebook and than every file of course_utils/ is reused.
+time, at most 180 s per cell. A copy newer than its notebook and than every file of the code it imports
+(course_utils/ and instruments/src/, whose readings its outputs show) is reused.
 """
 import argparse
 import os
@@ -13,17 +14,18 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tools.course import ROOT, load
+from tools.course import ROOT, imported_code, load
 
 KERNEL = "autograd-memory-lab"
 CELL_TIMEOUT = 180
 
 
-def is_fresh(notebook, copy):
-    """True when ``copy`` is newer than ``notebook`` and than every ``course_utils/**/*.py``."""
+def is_fresh(notebook, copy, root=ROOT):
+    """True when ``copy`` is newer than ``notebook`` and than every file of the code it imports (course_utils/ and
+    instruments/src/: tools/course.py's ``imported_code``)."""
     if not copy.exists():
         return False
-    newest = max([notebook.stat().st_mtime, *(p.stat().st_mtime for p in (ROOT / "course_utils").rglob("*.py"))])
+    newest = max([notebook.stat().st_mtime, *(path.stat().st_mtime for path in imported_code(root))])
     return copy.stat().st_mtime > newest
 
 
@@ -59,7 +61,7 @@ def execute(build, notebooks, workers=2, log=print):
     stale = [(n, c) for n, c in zip(notebooks, copies) if not is_fresh(n, c)]
     for notebook, copy in zip(notebooks, copies):
         if (notebook, copy) not in stale:
-            log(f"[executed] {notebook.name}: reused (newer than the notebook and course_utils/)")
+            log(f"[executed] {notebook.name}: reused (newer than the notebook, course_utils/ and instruments/src/)")
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [(notebook, pool.submit(run_one, notebook, copy)) for notebook, copy in stale]
