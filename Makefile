@@ -37,9 +37,11 @@ VENV   ?= $(if $(filter $(TORCH_PIN),$(TORCH)),.venv,.venv-torch-$(TORCH))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # `make test` and `make test-class` run on 2 workers; --dist loadscope keeps each notebook's cells on one worker (its
-# kernel's state), and each class test module with its fixture on one (the hub on one, nbgrader's grading on the other).
+# kernel's state), and each class test module with its fixture on one (the hub on one, nbgrader's grading on the other);
+# --no-loadscope-reorder hands them out in the suite's run order (tests/conftest.py: the notebooks before the handouts
+# that wait for their executed copies), not largest first.
 WORKERS ?= 2
-PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope)
+PYTEST_PARALLEL := $(if $(filter-out 0 1,$(WORKERS)),-n $(WORKERS) --dist loadscope --no-loadscope-reorder)
 # CONDENSED=1: `make present` and `make slides` show the condensed lecture (tools/lecture_edition.py); CONDENSED=0 or unset: all
 CONDENSED ?=
 CONDENSE := $(filter-out 0,$(CONDENSED))

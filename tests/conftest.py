@@ -37,8 +37,8 @@ def pytest_configure(config):
 
 def _run_order(item):
     """Notebooks first, the handouts (built from nbval's copies of them) last, so that waiting for them cannot
-    deadlock. (`make test`'s --dist loadscope hands out modules largest first: every notebook has more cells than
-    test_handouts.py has tests, so there too each notebook goes to a worker before the handout module does.)"""
+    deadlock. (`make test` hands out its scopes, a module or a notebook each, in this order too: --dist loadscope
+    with --no-loadscope-reorder, so each notebook goes to a worker before the handout module does, whatever its size.)"""
     path = pathlib.Path(str(item.path))
     return 0 if path.suffix == ".ipynb" else 2 if path.name == "test_handouts.py" else 1
 

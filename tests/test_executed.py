@@ -9,7 +9,6 @@ import nbformat
 import pytest
 
 from tools import executed
-from tools.course import load
 
 
 @pytest.mark.parametrize("changed", ["notebooks/00_x.ipynb", "course_utils/meters.py", "instruments/src/pkg/reading.py"])
@@ -69,11 +68,8 @@ def test_nbval_leaves_each_notebook_it_ran_executed_and_marks_one_that_failed(tm
             os.environ[executed.SESSION] = before
 
 
-def test_every_notebook_reaches_a_worker_before_the_handout_test_that_waits_for_it(root):
-    """--dist loadscope hands out modules largest first: a notebook with fewer cells than test_handouts.py has tests
-    could be handed out after it, and the handout test would wait for it (up to its timeout) instead of running."""
-    handout_tests = (root / "tests" / "browser" / "test_handouts.py").read_text().count("\ndef test_")
-    small = {notebook.name: count for notebook in load(root).paths
-             if (count := len([c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]))
-             <= handout_tests}
-    assert not small, f"notebooks with no more code cells than test_handouts.py's {handout_tests} tests: {small}"
+def test_make_test_hands_out_every_notebook_before_the_handout_test_that_waits_for_it(root):
+    """The handout test waits for nbval's copies of the notebooks: `make test` hands out its scopes in the suite's run
+    order (notebooks first, tests/conftest.py), never largest first, so no notebook waits behind it on its worker."""
+    parallel = next(line for line in (root / "Makefile").read_text().splitlines() if line.startswith("PYTEST_PARALLEL"))
+    assert "--dist loadscope" in parallel and "--no-loadscope-reorder" in parallel, parallel

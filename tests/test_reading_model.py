@@ -64,12 +64,15 @@ def test_every_notebook_has_misconceptions_questions_and_its_generated_blocks(ro
         number = path.stem[:2]
         section = re.search(rf"^## {number} · .*?(?=^## )", text, re.S | re.M)
         assert section, f"{guide_blocks.GUIDE} has no '## {number} · ...' section for {path.name}"
+        where = f"{guide_blocks.GUIDE}, section '## {number} · ...'"
+        for lead in ("**Discussion questions.**", "**Common misconceptions.**", "**The live demo"):
+            assert lead in section[0], f"{where}: write its {lead} paragraph (CONTRIBUTING.md, 'Adding a notebook')"
         refuted = CITATION.findall(section[0].split("**Common misconceptions.**")[1].split("**The live demo")[0])
         assert refuted and all(n == number for n, _ in refuted), (
-            f"{path.name}: each misconception cites the section of this notebook that refutes it")
+            f"{where}: each misconception cites the section of {path.name} that refutes it, as {number} «heading»")
         asked = section[0].split("**Discussion questions.**")[1].split("**Common misconceptions.**")[0]
         questions = re.findall(r"^\d\. ", asked, re.M)
-        assert len(questions) == 3, f"{path.name}: three discussion questions, found {len(questions)}"
+        assert len(questions) == 3, f"{where}: three discussion questions (1. 2. 3.), found {len(questions)}"
         for block in ("objectives", "time", "checks"):
             assert markers(f"{block}-{number}")[0] in section[0], f"{path.name}: no generated {block} block"
 
@@ -173,7 +176,7 @@ def test_readme_links_the_guide(root):
 
 
 @pytest.mark.parametrize("module", ["reading_model", "guide", "fast_path", "routes", "course", "blocks", "targets", "project",
-                                    "notebook_map", "torch_table", "run_times"])
+                                    "notebook_map", "torch_table", "run_times", "setup_cell"])
 def test_the_tools_docstring_examples_run(module):
     import doctest
     import importlib

@@ -9,8 +9,7 @@ The rules a lecturer relies on (docs/writing.md, "Slides"):
 - the demos are on a slide: predictions (``cu.predict``), gauged loops (``.track(``) and explorer panels
   (a ``cu.explorers.<name>(...)`` call standing alone) are never skipped;
 - speaker notes are ``notes`` cells that start with ``**Speaker notes.**`` (so a self-paced reader sees what
-  they are), and every ``## `` section has at least one;
-- every deck has at least 8 slides.
+  they are), and every ``## `` section has at least one.
 """
 import ast
 import json
@@ -124,7 +123,3 @@ def test_speaker_notes_are_marked_and_in_every_section(notebook):
     silent = [heading for heading, types in sections(notebook).items() if "notes" not in types]
     assert not silent, f"{notebook.name}: these sections have no speaker notes: {silent}"
 
-
-def test_every_deck_has_at_least_eight_slides(notebook):
-    count = sum(1 for _, _, _, slide_type in cells(notebook) if slide_type in {"slide", "subslide"})
-    assert count >= 8, f"{notebook.name}: {count} slides and sub-slides; a lecture deck needs at least 8"

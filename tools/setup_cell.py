@@ -58,14 +58,20 @@ def links_block(course):
 
 
 def with_setup_cell(notebook, source):
-    """``notebook`` with ``source`` as its first cell, the setup cell (added the first time)."""
-    if notebook.cells and is_setup_cell(notebook.cells[0]):
-        notebook.cells[0].source = source
-        return notebook
-    cell = nbformat.v4.new_code_cell(source)
-    if notebook.nbformat_minor < 5:
-        del cell["id"]  # cell ids came with nbformat 4.5; the course's notebooks are older
-    notebook.cells.insert(0, cell)
+    """``notebook`` with ``source`` as its first cell, the setup cell (added the first time), skipped on slides (it
+    still runs).
+
+    >>> nb = with_setup_cell(nbformat.v4.new_notebook(), "# Setup for Google Colab")
+    >>> nb.cells[0].metadata
+    {'slideshow': {'slide_type': 'skip'}}
+    """
+    if not (notebook.cells and is_setup_cell(notebook.cells[0])):
+        cell = nbformat.v4.new_code_cell()
+        if notebook.nbformat_minor < 5:
+            del cell["id"]  # cell ids came with nbformat 4.5; the course's notebooks are older
+        notebook.cells.insert(0, cell)
+    notebook.cells[0].source = source
+    notebook.cells[0].metadata.setdefault("slideshow", {})["slide_type"] = "skip"
     return notebook
 
 

@@ -7,7 +7,7 @@ another program. What is measured (the run times, the slide fit) is a record tha
 build reads it, and reports it stale (:class:`Measured`).
 
     >>> [target.name for target in TARGETS][:3]
-    ['notebook run times', 'setup cells', 'notebook map cell']
+    ['notebook run times', 'setup cells', 'next links']
 """
 import dataclasses
 import pathlib
@@ -86,6 +86,7 @@ NOTEBOOKS = "notebooks/*.ipynb"
 TARGETS = [
     Measured("notebook run times", (NOTEBOOKS, run_times.RECORD), run_times.unmeasured),
     Target("setup cells", ("pyproject.toml", NOTEBOOKS), setup_cell.setup_cells),
+    Target("next links", ("course.toml", NOTEBOOKS), notebook_map.next_links),
     Target("notebook map cell", ("course.toml", NOTEBOOKS), notebook_map.map_cell),
     Target("time lines", (NOTEBOOKS, "solutions/*.py", run_times.RECORD), reading_model.time_lines),
     Target("fast-path cells", ("course.toml", NOTEBOOKS, run_times.RECORD), fast_path.fast_path_cells),
