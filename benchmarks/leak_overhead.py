@@ -36,16 +36,11 @@ import torch
 from torch import nn
 
 from autograd_memory import find_leaks, timeline
-from autograd_memory.seams.torch_internals import TorchDispatchMode
+from autograd_memory.testing import ForwardingMode
 
 LEAK_STEPS, TIMELINE_STEPS, WARMUP = (2, 8), (1, 4), 1
 RICH = 100_000  # small containers a rich namespace reaches: more than the holder search's cap
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-class EmptyMode(TorchDispatchMode):
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        return func(*args, **(kwargs or {}))
 
 
 def conv_net(device, large):
@@ -134,7 +129,7 @@ def measure(make, device, rounds):
             step()
 
     def under_empty_mode(n):
-        with EmptyMode():
+        with ForwardingMode():
             steps(n)
 
     runs = {("plain", n): (lambda n=n: steps(n)) for n in (1, 4)}

@@ -23,7 +23,7 @@ import time
 
 import torch
 
-from autograd_memory.seams.torch_internals import TorchDispatchMode
+from autograd_memory.testing import ForwardingMode
 from course_utils import GraphMemory, LiveTensors
 from course_utils.problems.laplacians import laplacian_nested
 from course_utils.problems.models import TanhMLP
@@ -41,7 +41,7 @@ def main():
 
     configs = {
         "bare": contextlib.nullcontext,
-        "empty dispatch mode": _Forward,
+        "empty dispatch mode": ForwardingMode,
         "LiveTensors": LiveTensors,
         "GraphMemory": GraphMemory,
         "both meters": lambda: _Both(),
@@ -84,11 +84,6 @@ def pinn_step(n):
         model.zero_grad(set_to_none=True)
         (laplacian_nested(model, points, dims=(0, 1, 2))[2] ** 2).mean().backward()
     return step
-
-
-class _Forward(TorchDispatchMode):
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        return func(*args, **(kwargs or {}))
 
 
 class _Both(contextlib.ExitStack):

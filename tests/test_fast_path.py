@@ -7,8 +7,7 @@ import nbformat
 import pytest
 
 from tools import fast_path, routes
-from tools.course import load
-from tools.reading_model import FAST_PATH_MARK, HEADING, headings, title_cell
+from tools.course import FAST_PATH_MARK, HEADING, headings, load, title_cell
 
 COURSE = load()
 RUNS = fast_path.runs(COURSE)

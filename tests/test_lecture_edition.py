@@ -9,8 +9,7 @@ import nbformat
 import pytest
 
 from tools import handouts, lecture_edition, my_notebooks
-from tools import reading_model as guide
-from tools.course import load
+from tools.course import NOTES_MARK, SETUP_MARK, is_notes, load, title_cell
 
 
 def _cell(kind, source, slide_type):
@@ -18,9 +17,9 @@ def _cell(kind, source, slide_type):
     return new(source, metadata={"slideshow": {"slide_type": slide_type}})
 
 
-NOTES = guide.NOTES_MARK
+NOTES = NOTES_MARK
 CELLS = [  # (kind, source, slide type); the table below makes 1 and 4 live, 1's «Going further» homework
-    ("code", guide.SETUP_MARK + "\nimport sys", "skip"),                         # 0
+    ("code", SETUP_MARK + "\nimport sys", "skip"),                         # 0
     ("markdown", "# 09 · A title\n\n**Time:** about 5 minutes.", "slide"),      # 1 the title slide ...
     ("markdown", "What it runs on.", "subslide"),                               # 2 ... and its sub-slide
     ("markdown", NOTES + " Run it all first.", "notes"),                        # 3 ... and its notes
@@ -72,13 +71,13 @@ def test_condensed_shows_the_title_slide_and_the_live_sections_only():
 
 def test_the_live_sections_notes_open_with_their_minutes():
     lecture = lecture_edition.lecture_edition(notebook(), "09_example", ROWS)
-    notes = [cell.source for cell in lecture.cells if guide.is_notes(cell)]
+    notes = [cell.source for cell in lecture.cells if is_notes(cell)]
     assert notes == [NOTES + " Run it all first.",
                      NOTES + " **In class: 6 min** (lecture path, from minute 0 of 90). Ask first.",
                      NOTES + " Then this.",
                      NOTES + " Skip me.",
                      NOTES + " **In class: 4 min** (lecture path, from minute 6 of 90)."]
-    assert [cell.source for cell in lecture.cells if not guide.is_notes(cell)] == [s for _, s, kind in CELLS if kind != "notes"]
+    assert [cell.source for cell in lecture.cells if not is_notes(cell)] == [s for _, s, kind in CELLS if kind != "notes"]
     assert types(lecture) == [kind for *_, kind in CELLS[:16]] + ["notes"] + [kind for *_, kind in CELLS[16:]], (
         "without condensing, only the added note's cell is new")
 
@@ -132,13 +131,13 @@ def test_the_course_condensed(root):
                      not cell.source.startswith("# ")]
             assert not stray, f"{path.name}: {stray} are on slides, outside the title and the live sections"
             continue
-        first = guide.title_cell(condensed, path.stem)
+        first = title_cell(condensed, path.stem)
         end = next(i for i in range(first + 1, len(condensed.cells)) if types(condensed)[i] == "slide")
         stray = [i for i, (kind, row) in enumerate(zip(types(condensed), deciding))
                  if kind != "skip" and not first <= i < end and not (row and row[2] == "live")]
         assert not stray, f"{path.name}: cells {stray} are on slides, outside the title slide and the live sections"
         opened = sorted(lecture_edition.TIMING.match(cell.source.removeprefix(NOTES + " "))[0].strip()
-                        for cell in condensed.cells if guide.is_notes(cell) and "**In class:" in cell.source)
+                        for cell in condensed.cells if is_notes(cell) and "**In class:" in cell.source)
         assert opened == sorted(lecture_edition.timing(*when) for (number, _), when in timed.items()
                                 if number == path.stem[:2]), f"{path.name}: one note per live row opens with its minutes"
 
@@ -153,7 +152,7 @@ def condensed_slides(course):
         deciding = lecture_edition.deciding_rows(nb.cells, path.stem, course.lecture_path)
         for index, cell in enumerate(nb.cells):
             if types(nb)[index] == "slide":
-                note = nb.cells[index + 1].source if guide.is_notes(nb.cells[index + 1]) else ""
+                note = nb.cells[index + 1].source if is_notes(nb.cells[index + 1]) else ""
                 slides.append((path.stem[:2], deciding[index], lecture_edition.slide_minutes(cell), note))
     return slides
 

@@ -2,8 +2,7 @@
 import nbformat
 
 from tools import lecturer_sheets
-from tools import reading_model as instructor_guide
-from tools.course import ROOT, load
+from tools.course import ROOT, is_notes, load
 
 
 def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
@@ -13,7 +12,7 @@ def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
         start = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and lecturer_sheets.SUMMARY.search(c.source))
         summary = cells[start].source
         for cell in cells[start + 1:]:  # a long Summary goes on in the markdown cells of its next sub-slides
-            if cell.cell_type != "markdown" or cell.source.startswith("#") or instructor_guide.is_notes(cell):
+            if cell.cell_type != "markdown" or cell.source.startswith("#") or is_notes(cell):
                 break
             summary += "\n" + cell.source
         bullets = summary.split("\n\n**Next", 1)[0].count("\n- ") + summary.startswith("- ")

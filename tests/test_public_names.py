@@ -1,9 +1,9 @@
 """The course uses the instruments through their public face only: ``autograd_memory``'s public names
 (``autograd_memory.__all__``) and its top-level modules (``autograd_memory.testing``, ``.cli``, ``.magics``), never a
 module inside its folders (``autograd_memory.measuring.meters``). Checked in every import, attribute and dotted string
-of ``course_utils/``, ``tests/``, ``solutions/`` and the notebooks' code cells; the instruments' own tests
-(``instruments/tests/``) test its modules directly. Every ``course_utils.<module>`` imported there exists as a file: no
-module lives on under an old name.
+of ``course_utils/``, ``tests/``, ``solutions/``, ``benchmarks/``, ``tools/`` and the notebooks' code cells; the
+instruments' own tests (``instruments/tests/``) test its modules directly. Every ``course_utils.<module>`` imported
+there exists as a file: no module lives on under an old name.
 """
 import ast
 import pathlib
@@ -19,7 +19,7 @@ INSTRUMENTS = pathlib.Path(autograd_memory.__file__).parent
 FOLDERS = {path.name for path in INSTRUMENTS.iterdir() if (path / "__init__.py").exists()}  # measuring, views, ...
 TOP_LEVEL = {path.stem for path in INSTRUMENTS.glob("*.py")} - {"__init__"}  # cli, magics, testing, __main__
 PUBLIC = set(autograd_memory.__all__) | TOP_LEVEL
-TREES = ("course_utils", "tests", "solutions", "notebooks")
+TREES = ("course_utils", "tests", "solutions", "notebooks", "benchmarks", "tools")
 IMPORTERS = {"import_module", "__import__", "setattr", "delattr", "patch"}  # calls that import a dotted name's module
 
 

@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import functools
 import pathlib
+import re
 from typing import NamedTuple
 
 import nbformat
@@ -18,6 +19,15 @@ import nbformat
 from tools.project import MANIFEST, ROOT, manifest
 
 MODES = ("live", "second", "homework", "skip")
+# How a notebook of the course is written (docs/writing.md), as the tools read it:
+NOTES_MARK = "**Speaker notes.**"
+SETUP_MARK = "# Setup for Google Colab"
+TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes(?: \(by section: [^)\n]*\))?\.")
+PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
+HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
+CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
+FAST_PATH_MARK = "<!-- fast-path: written by `make generate` -->"  # its cell is a route, not content
+ROUTE_CELL = "<!-- fast-path:"  # the route's cell, whichever tool wrote it (a version in git history says its own name)
 IMPORTED = ("course_utils", "instruments/src")  # the code the notebooks import: what their readings come from
 
 
@@ -178,3 +188,37 @@ def notebook_text(nb):
     """``nb`` as ``nbformat.write`` writes it (the committed form)."""
     text = nbformat.writes(nb)
     return text if text.endswith("\n") else text + "\n"
+
+
+# --- a notebook's structure -------------------------------------------------------------------------------------
+
+def is_notes(cell):
+    return cell.cell_type == "markdown" and cell.source.startswith(NOTES_MARK)
+
+
+def spans(cells):
+    """``[(level, title, first cell, end)]``: every heading of a notebook (speaker notes aside), each running to the
+    next heading of its level or above."""
+    found = []
+    for index, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and not is_notes(cell):
+            found += [(len(m[1]), m[2], index) for m in HEADING.finditer(cell.source)][:1]
+    return [(level, title, start, next((s for l, _, s in found[i + 1:] if l <= level), len(cells)))
+            for i, (level, title, start) in enumerate(found)]
+
+
+def headings(path):
+    """Every heading's text in a notebook (``## 3 · Foo`` gives ``3 · Foo``), speaker notes left out."""
+    notebook = read(path)
+    return [m[2] for c in notebook.cells if c.cell_type == "markdown" and not is_notes(c)
+            for m in HEADING.finditer(c.source)]
+
+
+def title_cell(notebook, name):
+    """The index of the notebook's title cell (the first markdown cell that starts with ``# ``)."""
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown" and cell.source.startswith("# "):
+            if len(TIME_LINE.findall(cell.source)) != 1:
+                raise SystemExit(f"{name}: its title cell should hold exactly one '**Time:** about N minutes.' line")
+            return index
+    raise SystemExit(f"{name}: no title cell (a markdown cell starting with '# ')")

@@ -23,9 +23,9 @@ import sys
 
 from tools import run_times
 from tools.blocks import filled
-from tools.course import Stop, load, notebook_text, read
+from tools.course import FAST_PATH_MARK, Stop, load, notebook_text, read, spans, title_cell
 from tools.editions import learner_edition
-from tools.reading_model import FAST_PATH_MARK, MINUTES_PER_JUMP, span_estimate, spans, title_cell
+from tools.reading_model import MINUTES_PER_JUMP, span_estimate
 from tools.routes import jumps, missing_names
 
 README_BLOCK = "fast-path"

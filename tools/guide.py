@@ -12,26 +12,22 @@ import re
 
 from tools import run_times
 from tools.blocks import filled, has_block, markers
-from tools.course import read
+from tools.course import HEADING, SETUP_MARK, is_notes, read, title_cell
 from tools.fast_path import fast_path_block
 from tools.lecture_edition import condensed_block
 from tools.project import pinned_torch, torch_requirement
 from tools.reading_model import (
-    HEADING,
     MINUTES_PER_EXERCISE,
     MINUTES_PER_EXPLORER,
     MINUTES_PER_JUMP,
     MINUTES_PER_PREDICTION,
     MINUTES_PER_SOLUTION_LINE,
     PROSE_WORDS_PER_MINUTE,
-    REVIEWED,
     ROUND_TO,
     SECONDS_PER_CODE_LINE,
-    SETUP_MARK,
     calibration,
     estimate,
-    is_notes,
-    title_cell,
+    read_throughs,
 )
 
 GUIDE = "docs/instructors.md"
@@ -133,8 +129,9 @@ def memory_block(root):
 
 def model_block(root):
     rows = ["| what was timed | by | model (unrounded) | timed | inside? |", "|---|---|---:|---:|---|"]
+    timed = read_throughs(root)
     for label, (result, (low, high)) in calibration(root).items():
-        through = REVIEWED[label]
+        through = timed[label]
         read = "; ".join(f"`{name}`" + (" (" + "; ".join(headings) + ")" if headings else "")
                          for name, headings in through.read.items())
         rows.append(f"| {read} at `{through.commit[:7]}`{', speaker notes read' if through.notes else ''} | {through.who} "

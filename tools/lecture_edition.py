@@ -28,7 +28,7 @@ import re
 
 import nbformat
 
-from tools import reading_model
+from tools import course
 from tools.course import Cut, notebook_text, read
 
 KEEP = "slide-keep"  # a cell's tag: on the condensed lecture's slides
@@ -65,7 +65,7 @@ def timings(rows):
 def deciding_rows(cells, name, rows):
     """For each cell, the row of the lecture path that decides it (the innermost whose section holds it) or None;
     a row whose heading ``name`` lacks raises SystemExit."""
-    spans = reading_model.spans(cells)
+    spans = course.spans(cells)
     deciding = [None] * len(cells)
     for row in (row for row in rows if row[0] == name[:2]):
         matches = [(start, end) for _, title, start, end in spans if title == row[1]]
@@ -90,13 +90,13 @@ def timing(minutes, start, total):
 
 
 def _timed_notes(cell, minutes, start, total):
-    rest = TIMING.sub("", cell.source[len(reading_model.NOTES_MARK):].lstrip(), count=1)
-    cell.source = f"{reading_model.NOTES_MARK} {timing(minutes, start, total)} {rest}".rstrip()
+    rest = TIMING.sub("", cell.source[len(course.NOTES_MARK):].lstrip(), count=1)
+    cell.source = f"{course.NOTES_MARK} {timing(minutes, start, total)} {rest}".rstrip()
 
 
 def _title_slide(nb, name):
     """The indices of the title cell's whole slide: up to the next cell that starts a slide."""
-    first = reading_model.title_cell(nb, name)
+    first = course.title_cell(nb, name)
     end = next((i for i in range(first + 1, len(nb.cells)) if slide_type(nb.cells[i]) == "slide"), len(nb.cells))
     return set(range(first, end))
 
@@ -170,9 +170,9 @@ def lecture_edition(nb, name, rows, condensed=False, cut=Cut()):
     deciding, timed = deciding_rows(nb.cells, name, rows), timings(rows)
     for row in dict.fromkeys(row for row in deciding if row and row[2] == "live"):
         own = [i for i, decided in enumerate(deciding) if decided == row]
-        notes = next((i for i in own if reading_model.is_notes(nb.cells[i])), None)
+        notes = next((i for i in own if course.is_notes(nb.cells[i])), None)
         if notes is None:  # a live section without notes gets one, after its heading, for its minutes
-            nb.cells.insert(own[0] + 1, _new_notes(nb, reading_model.NOTES_MARK, f"in-class-{own[0]}"))
+            nb.cells.insert(own[0] + 1, _new_notes(nb, course.NOTES_MARK, f"in-class-{own[0]}"))
             deciding.insert(own[0] + 1, row)
             notes = own[0] + 1
         _timed_notes(nb.cells[notes], *timed[row[0], row[1]])
@@ -199,16 +199,16 @@ def _marked_cut(nb, name, inside, rows, cut):
     kept cell tagged ``slide-N-min`` opens a slide, the others join the slide before (a fragment stays one); each
     slide's notes open with its minutes and its place in the lecture (:func:`pace`)."""
     start, cells, keeping = notebook_start(rows, name[:2], cut), [], False
-    title = reading_model.title_cell(nb, name)
+    title = course.title_cell(nb, name)
     for index, (cell, shown) in enumerate(zip(nb.cells, inside)):
-        if reading_model.is_notes(cell):
+        if course.is_notes(cell):
             if PACE.match(cell.source):
                 continue  # the pace note of an edition made before: written again below
             if not (shown and keeping):
                 _set_slide_type(cell, "skip")
             else:
-                rest = TIMING.sub("", cell.source[len(reading_model.NOTES_MARK):].lstrip(), count=1)
-                cell.source = f"{reading_model.NOTES_MARK} {rest}".rstrip()  # the section's minutes: the slides' now
+                rest = TIMING.sub("", cell.source[len(course.NOTES_MARK):].lstrip(), count=1)
+                cell.source = f"{course.NOTES_MARK} {rest}".rstrip()  # the section's minutes: the slides' now
             cells.append(cell)
             continue
         keeping = shown and is_kept(cell)
@@ -225,7 +225,7 @@ def _marked_cut(nb, name, inside, rows, cut):
             cell.source = marked_text(cell.source)
         cells.append(cell)
         if minutes:
-            cells.append(_new_notes(nb, f"{reading_model.NOTES_MARK} {pace(minutes, start, cut.total)}",
+            cells.append(_new_notes(nb, f"{course.NOTES_MARK} {pace(minutes, start, cut.total)}",
                                     f"pace-{len(cells)}"))
             start += minutes
     nb.cells = cells

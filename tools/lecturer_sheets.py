@@ -17,6 +17,7 @@ All three are a target of `python -m tools build` (`make generate`).
 import html
 import re
 
+from tools import course
 from tools import reading_model as model
 from tools.course import read
 
@@ -50,7 +51,7 @@ def summary_rules(path):
         if body is None and cell.cell_type == "markdown" and SUMMARY.search(cell.source):
             body = SUMMARY.split(cell.source, maxsplit=1)[1]
         elif body is not None:
-            if cell.cell_type != "markdown" or cell.source.startswith("#") or model.is_notes(cell):
+            if cell.cell_type != "markdown" or cell.source.startswith("#") or course.is_notes(cell):
                 break
             body += "\n\n" + cell.source
     if body is None:
@@ -59,7 +60,7 @@ def summary_rules(path):
 
 
 def title(path):
-    return f"{path.stem[:2]} · {model.headings(path)[0].split('·')[-1].strip()}"
+    return f"{path.stem[:2]} · {course.headings(path)[0].split('·')[-1].strip()}"
 
 
 def cheat_sheet(course):
@@ -99,10 +100,10 @@ def exercises(path):
     """``[(section heading, checker)]``: the notebook's exercise cells (``raise NotImplementedError`` + a checker)."""
     found, section = [], ""
     for cell in read(path).cells:
-        if cell.cell_type == "markdown" and not model.is_notes(cell):
-            section = ([m[2] for m in model.HEADING.finditer(cell.source)] or [section])[-1]
-        elif cell.cell_type == "code" and "raise NotImplementedError" in cell.source and model.CHECKER_CALL.search(cell.source):
-            found.append((section, model.CHECKER_CALL.search(cell.source)[0].rstrip("(")))
+        if cell.cell_type == "markdown" and not course.is_notes(cell):
+            section = ([m[2] for m in course.HEADING.finditer(cell.source)] or [section])[-1]
+        elif cell.cell_type == "code" and "raise NotImplementedError" in cell.source and course.CHECKER_CALL.search(cell.source):
+            found.append((section, course.CHECKER_CALL.search(cell.source)[0].rstrip("(")))
     return found
 
 

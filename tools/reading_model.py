@@ -1,7 +1,7 @@
 """Learner times from one transparent reading model: each notebook's and each section's minutes.
 
     python -m tools.reading_model               print each notebook's estimate, part by part, and the calibration
-    python -m tools.reading_model --calibrate   re-derive data/instructor_calibration.json from git history
+    python -m tools.reading_model --calibrate   recount data/instructor_calibration.json's features from git history
 
 The Time lines it writes into the notebooks' title cells are a target of `python -m tools build`.
 
@@ -37,16 +37,17 @@ The reasoning behind each rate (:data:`REASONED`), before the fit:
   finds the section and reads back for what it builds on. The cells a route's cells need are counted as read
   (tools/routes.py).
 
-**Calibrated** against timed read-throughs (:data:`REVIEWED`, their features in data/instructor_calibration.json,
-``--calibrate`` recounts them from git history): a reviewer's careful read-throughs of 01 (65-75 min) and 05 (100-120
-min) at commit 132a941, another's of 05 with its speaker notes (95-110 min) at d9183a3, and a learner's at 0c4f881: the
-fast path as it was then shown, followed honestly (50-70 min; 95-130 with the sections of 01 and 02 it assumes), and
-the whole course (about 10-12 h). The reasoned rates put the course at 582 min, short of 600, and that fast path at
-32 min before its jumps: :func:`fit` searches :data:`RATE_GRID` for the rates nearest the reasoned ones that put all
-six inside their ranges, and the constants above are its answer (prose 75 words a minute, code 4.5 s a line, 6 min an
-exercise and 0.75 min a line of its solution, 6 min a jump; tests/test_reading_model.py holds them to it). Six timings
-of overlapping material cannot pin seven rates: two of the six land within a minute of their range's edge (01 at its
-top, the course at its bottom), so a new timed read-through is worth adding here.
+**Calibrated** against timed read-throughs (data/instructor_calibration.json: what each read, at which commit, its
+timed range and who timed it; ``--calibrate`` recounts their features from git history): a reviewer's careful
+read-throughs of 01 (65-75 min) and 05 (100-120 min) at commit 132a941, another's of 05 with its speaker notes (95-110
+min) at d9183a3, and a learner's at 0c4f881: the fast path as it was then shown, followed honestly (50-70 min; 95-130
+with the sections of 01 and 02 it assumes), and the whole course (about 10-12 h). The reasoned rates put the course at
+582 min, short of 600, and that fast path at 32 min before its jumps: :func:`fit` searches :data:`RATE_GRID` for the
+rates nearest the reasoned ones that put all six inside their ranges, and the rates above are its answer (prose 75
+words a minute, code 4.5 s a line, 6 min an exercise and 0.75 min a line of its solution, 6 min a jump;
+tests/test_reading_model.py holds them to it). Six timings of overlapping material cannot pin seven rates: two of the
+six land within a minute of their range's edge (01 at its top, the course at its bottom), so a new timed read-through
+is worth adding to the record.
 
 **Per section.** The same model runs on each ``##`` section's cells (an exercise with the lines of the solution
 functions its cell defines; the notebook's run time shared out by code lines): the title cell's Time line lists
@@ -69,7 +70,20 @@ from typing import NamedTuple
 import nbformat
 
 from tools import run_times
-from tools.course import ROOT, load, notebook_text, read
+from tools.course import (
+    CHECKER_CALL,
+    PROMPT,
+    ROOT,
+    ROUTE_CELL,
+    SETUP_MARK,
+    TIME_LINE,
+    is_notes,
+    load,
+    notebook_text,
+    read,
+    spans,
+    title_cell,
+)
 
 PROSE_WORDS_PER_MINUTE = 75
 SECONDS_PER_CODE_LINE = 4.5
@@ -88,14 +102,6 @@ RATE_GRID = {"PROSE_WORDS_PER_MINUTE": tuple(range(60, 125, 5)), "SECONDS_PER_CO
 ROUND_TO = 5
 
 CALIBRATION = "data/instructor_calibration.json"
-NOTES_MARK = "**Speaker notes.**"
-SETUP_MARK = "# Setup for Google Colab"
-TIME_LINE = re.compile(r"\*\*Time:\*\* about (\d+) minutes(?: \(by section: [^)\n]*\))?\.")
-PROMPT = re.compile(r"\*\*Predict(?::\*\*|\*\*)")
-HEADING = re.compile(r"^(#{1,6}) +(.+?)\s*$", re.M)
-CHECKER_CALL = re.compile(r"\bcheck_\w+\(")
-FAST_PATH_MARK = "<!-- fast-path: written by `make generate` -->"  # its cell is a route, not content
-ROUTE_CELL = "<!-- fast-path:"  # the route's cell, whichever tool wrote it (a version in git history says its own name)
 
 class ReadThrough(NamedTuple):
     """A timed read-through: the ``commit`` read, the ``minutes`` it took (low, high), what was ``read``
@@ -110,32 +116,17 @@ class ReadThrough(NamedTuple):
     who: str = "a reviewer's careful read-through"
 
 
-OLD_ROUTE = {"05_laplacian_pinn": ("Myth vs measured", "Myth 2", "Myth 3", "Part 2"),
-             "07_find_the_leak": ("5 · Bring your own code",)}  # the fast path as 00 and 05 showed it at 0c4f881
-OLD_ROUTE_ASSUMES = {"01_graph_lifecycle": ("3 · `backward()` frees what the graph saved",
-                                            "4 · The graph lives as long as something refers to its output",
-                                            "5 · `create_graph=True`: a graph of the graph, and a cycle through `param.grad`"),
-                     "02_no_grad_vs_detach": ("2 · `tensor.detach()`: cut one tensor out",)}
-COURSE_AT_0C4F881 = ("00_start_here", "01_graph_lifecycle", "02_no_grad_vs_detach", "03_trapezoid_integration",
-                     "04_euler_ode_truncation", "05_laplacian_pinn", "06_which_laplacian", "07_find_the_leak")
-# The timed read-throughs. 132a941's run times: benchmarks/notebooks.py at that commit, the machine alone; d9183a3's:
-# data/notebooks_cpu.json at that commit. The notebooks need the course_utils of their day, so they are not re-run.
-REVIEWED = {
-    "01_graph_lifecycle@132a941": ReadThrough("132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (65, 75),
-                                              {"01_graph_lifecycle": None}, 6.2),
-    "05_laplacian_pinn@132a941": ReadThrough("132a9414b6b0681e0ac81e6a9b4453883c21d8f3", (100, 120),
-                                             {"05_laplacian_pinn": None}, 26.5),
-    "05_laplacian_pinn@d9183a3": ReadThrough("d9183a33f0458a136448c78bf19fce0533d8b3f0", (95, 110),
-                                             {"05_laplacian_pinn": None}, 51.1, notes=True),
-    "fast path@0c4f881": ReadThrough("0c4f881d26d66f39eb834f7f68b103a4e0e68636", (50, 70), OLD_ROUTE,
-                                     who="a learner's timed read-through, following the route as shown"),
-    "fast path with what it assumes@0c4f881": ReadThrough(
-        "0c4f881d26d66f39eb834f7f68b103a4e0e68636", (95, 130), {**OLD_ROUTE_ASSUMES, **OLD_ROUTE},
-        who="a learner's timed read-through, the sections of 01 and 02 it assumes first"),
-    "the course@0c4f881": ReadThrough("0c4f881d26d66f39eb834f7f68b103a4e0e68636", (600, 720),
-                                      dict.fromkeys(COURSE_AT_0C4F881), who="a learner's timed read-through of 00-07 "
-                                      "(16,425 prose words, 45 predictions, 20 exercises by their count)"),
-}
+MEASURED_THEN = "measured then"  # a read-through's run_seconds_from: its figure as measured at the time, kept as is
+
+
+def read_throughs(root=ROOT):
+    """``{label: ReadThrough}``: the timed read-throughs as data/instructor_calibration.json records them (each with
+    the commit read, its timed range and who timed it)."""
+    record = json.loads((root / CALIBRATION).read_text())["read_throughs"]
+    return {label: ReadThrough(entry["commit"], tuple(entry["timed_minutes"]), entry["read"],
+                               entry["run_seconds"] if entry["run_seconds_from"] == MEASURED_THEN else None,
+                               entry["speaker_notes_read"], entry["timed_by"])
+            for label, entry in record.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,10 +181,6 @@ class Estimate:
 
 
 # --- counting ---------------------------------------------------------------------------------------------------
-
-def is_notes(cell):
-    return cell.cell_type == "markdown" and cell.source.startswith(NOTES_MARK)
-
 
 def prose_words(markdown):
     """Words a reader reads: whitespace-separated tokens with a letter or digit, link targets and comments dropped.
@@ -265,17 +252,6 @@ def solution_functions(source):
             for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name != "run_checks"}
 
 
-def spans(cells):
-    """``[(level, title, first cell, end)]``: every heading of a notebook (speaker notes aside), each running to the
-    next heading of its level or above."""
-    found = []
-    for index, cell in enumerate(cells):
-        if cell.cell_type == "markdown" and not is_notes(cell):
-            found += [(len(m[1]), m[2], index) for m in HEADING.finditer(cell.source)][:1]
-    return [(level, title, start, next((s for l, _, s in found[i + 1:] if l <= level), len(cells)))
-            for i, (level, title, start) in enumerate(found)]
-
-
 def span_estimate(cells, start, end, solutions_source, run_seconds):
     """The model's :class:`Estimate` for ``cells[start:end]``: the exercises with the solution functions their cells
     define (helpers go with the notebook's last exercise), the run time shared out by code lines."""
@@ -331,23 +307,6 @@ def estimate(path, root=ROOT, measured=None):
     solution = root / "solutions" / f"{path.stem}.py"
     found = features(read(path), solution.read_text() if solution.exists() else "")
     return Estimate(found, run_times.seconds(measured, path.stem))
-
-
-def headings(path):
-    """Every heading's text in a notebook (``## 3 · Foo`` gives ``3 · Foo``), speaker notes left out."""
-    notebook = read(path)
-    return [m[2] for c in notebook.cells if c.cell_type == "markdown" and not is_notes(c)
-            for m in HEADING.finditer(c.source)]
-
-
-def title_cell(notebook, name):
-    """The index of the notebook's title cell (the first markdown cell that starts with ``# ``)."""
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type == "markdown" and cell.source.startswith("# "):
-            if len(TIME_LINE.findall(cell.source)) != 1:
-                raise SystemExit(f"{name}: its title cell should hold exactly one '**Time:** about N minutes.' line")
-            return index
-    raise SystemExit(f"{name}: no title cell (a markdown cell starting with '# ')")
 
 
 def calibration(root=ROOT):
@@ -417,28 +376,12 @@ def read_through_features(through, root=ROOT):
 
 
 def calibrate(root=ROOT):
-    """Count the timed read-throughs' features from git history and write data/instructor_calibration.json."""
-    read_throughs = {}
-    for label, through in REVIEWED.items():
+    """Recount the timed read-throughs' features (and their run times not measured then) from git history, into
+    data/instructor_calibration.json."""
+    record = json.loads((root / CALIBRATION).read_text())
+    for label, through in read_throughs(root).items():
         found, seconds = read_through_features(through, root)
-        read_throughs[label] = {"commit": through.commit, "read": through.read, "timed_minutes": list(through.minutes),
-                                "timed_by": through.who, "speaker_notes_read": through.notes,
-                                "features": dataclasses.asdict(found), "run_seconds": seconds}
-    record = {
-        "what": "Timed read-throughs, as counted by the reading model of tools/reading_model.py",
-        "timed_minutes": "a reviewer's careful read-through took 65-75 min (01) and 100-120 min (05) at commit 132a941; "
-                         "another's took 95-110 min (05) at commit d9183a3, its speaker notes read too; a learner's "
-                         "timed read-through at commit 0c4f881: the fast path as 00 and 05 showed it, followed honestly, "
-                         "50-70 min (95-130 with the sections of 01 and 02 it assumes), the whole course 00-07 about "
-                         "10-12 h",
-        "read": "a notebook: null for all of it, else the headings of the sections read, in order (a route: read with "
-                "the cells its cells need, and the places its reader had to find, tools/routes.py)",
-        "features": "counted from git show <commit>:notebooks/<name>.ipynb and :solutions/<name>.py",
-        "run_seconds": "132a941: benchmarks/notebooks.py at that commit, the 2-core machine alone; d9183a3 and "
-                       "0c4f881: data/notebooks_cpu.json at that commit, shared out by code lines for a route",
-        "derived_by": "python -m tools.reading_model --calibrate",
-        "read_throughs": read_throughs,
-    }
+        record["read_throughs"][label].update(features=dataclasses.asdict(found), run_seconds=seconds)
     (root / CALIBRATION).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return record
 
@@ -479,9 +422,10 @@ def report(root=ROOT):
         result = estimate(path, root, measured)
         print(f"{path.stem:<32}" + "".join(f"{m:12.1f}" for _, _, m in result.parts.values())
               + f"{result.total:8.1f}{result.rounded:9d}")
+    timed = read_throughs(root)
     for label, (result, (low, high)) in calibration(root).items():
         verdict = "inside" if low <= result.total <= high else "OUTSIDE"
-        print(f"calibration: {label}{' (speaker notes read)' if REVIEWED[label].notes else ''}: "
+        print(f"calibration: {label}{' (speaker notes read)' if timed[label].notes else ''}: "
               f"model {result.total:.1f} min, timed {low}-{high}: {verdict}")
     print("rates nearest the reasoned ones that put every timed read-through inside its range:", fit(root))
 

@@ -1,5 +1,5 @@
-"""For your tests: a training step that must not leak, no instrument left installed, and the truth a meter's net
-change is compared with.
+"""For your tests: a training step that must not leak, no instrument left installed, the truth a meter's net
+change is compared with, and the floor a meter's overhead is measured against (:class:`ForwardingMode`).
 
 >>> import torch
 >>> from autograd_memory.testing import assert_no_leak
@@ -19,7 +19,7 @@ import torch
 from .diagnosing.leaks import find_leaks
 from .seams import torch_internals as internals
 
-__all__ = ["assert_no_leak", "allocated_bytes", "nothing_installed"]
+__all__ = ["assert_no_leak", "allocated_bytes", "nothing_installed", "ForwardingMode"]
 
 
 def assert_no_leak(step, steps: int = 5, warmup: int = 1):
@@ -88,3 +88,17 @@ def nothing_installed() -> bool:
     True
     """
     return internals.current_dispatch_mode() is None and internals.top_saved_tensor_hooks() is None
+
+
+class ForwardingMode(internals.TorchDispatchMode):
+    """A dispatch mode that only forwards each op: the cost any meter built on a Python dispatch mode pays at least
+    (benchmarks/ compare the meters' overhead with it).
+
+    >>> with ForwardingMode():
+    ...     y = torch.ones(3) * 2
+    >>> y.tolist()
+    [2.0, 2.0, 2.0]
+    """
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
