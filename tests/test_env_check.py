@@ -69,8 +69,8 @@ def test_ipython_shows_the_report_as_its_text():
 
 
 def test_find_leaks_looks_past_the_course_to_the_learners_line():
-    """course_utils adds its folder to the instruments' LIBRARY_DIRS: a tensor a course helper makes is charged to
-    the learner's line that called it, not to the helper."""
+    """course_utils tells the instruments to look past its folder (``autograd_memory.look_past``): a tensor a course
+    helper makes is charged to the learner's line that called it, not to the helper."""
     model, x, kept = course_utils.models.TanhMLP(2), torch.ones(4, 2), []
 
     def step():
@@ -78,3 +78,14 @@ def test_find_leaks_looks_past_the_course_to_the_learners_line():
 
     report = course_utils.find_leaks(step, steps=3)
     assert report.top.where.endswith(f"test_env_check.py, line {step.__code__.co_firstlineno + 1}"), str(report)
+
+
+def test_the_course_configures_the_instruments_through_look_past_once():
+    """Importing course_utils calls ``autograd_memory.look_past`` for its folder; the call is idempotent, so a
+    re-import (``importlib.reload``, autoreload) does not grow the instruments' setting."""
+    import autograd_memory
+
+    course = os.path.join(os.path.dirname(os.path.abspath(course_utils.__file__)), "")
+    before = list(autograd_memory.LIBRARY_DIRS)
+    assert course in before, before
+    assert autograd_memory.look_past(os.path.dirname(course)) == before

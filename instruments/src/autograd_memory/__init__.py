@@ -24,7 +24,7 @@ PUBLIC = {
     "zoomable": "views.zoom", "MemoryGauge": "views.gauges",
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
-    "LIBRARY_DIRS": "diagnosing",  # no torch: the course adds its folder before anything runs
+    **dict.fromkeys(["LIBRARY_DIRS", "look_past"], "diagnosing"),  # no torch: a library says so before anything runs
     "format_bytes": "formats.units", **dict.fromkeys(["Table", "ShowsAsText"], "formats.tables"),
     "GRAPHVIZ_INSTALL": "optional.extras", "PROBES": "seams.drift",
 }
