@@ -865,7 +865,7 @@ def check_paths(paths) -> list:
         elif os.path.exists(path):
             findings += check_file(path)
         else:
-            raise LintError(f"no such file or folder: {path}")
+            raise LintError(f"no such file or folder: {path}; give Python files, notebooks (.ipynb) or folders")
     return findings
 
 
