@@ -73,8 +73,8 @@ NO_GRAPH_CONSTRUCTORS = re.compile(r"^(tensor|as_tensor|from_numpy|zeros|ones|em
                                    r"inference_mode|set_grad_enabled|device|dtype|is_tensor|numel|is_grad_enabled|"
                                    r"equal|allclose|isclose)$")
 MODULE_NAMES = re.compile(r"^(model|net|network|module|encoder|decoder|field|policy|critic|actor|backbone|head|"
-                          r"classifier|layer\d*|probe|\w+_(model|net|network|module|layer|encoder|decoder)|"
-                          r"(model|net)_?\w*)$")
+                          r"classifier|cell|rnn|lstm|gru|mlp|transformer|embedding|(layer|conv|fc|linear)\d*|probe|"
+                          r"\w+_(model|net|network|layer|encoder|decoder|rnn|lstm|gru|mlp)|(model|net)(_\w+|\d*))$")
 LOSSY_CALLEES = re.compile(r"loss|forward|predict|residual|logits|output|energy|objective", re.IGNORECASE)
 MODULE_HOOKS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
                 "register_backward_hook", "register_full_backward_pre_hook", "register_module_forward_hook",
@@ -150,6 +150,7 @@ class _Facts:
                         self.grad_names.add(alias.asname or alias.name)
                     if alias.name in NO_GRAD_CONTEXTS:
                         self.no_grad_names.add(alias.asname or alias.name)
+        self.cleared = {dotted(n.func.value) for n in nodes if _is_call_to(n, {"clear"})} - {None}
         for node in nodes:
             if _is_call_to(node, {"parameters", "named_parameters", "zero_grad", "state_dict", "named_children",
                                   "children", "modules", "named_modules"}):
@@ -503,6 +504,9 @@ class _Scope:
             elif self.facts.is_grad(func) and self.no_grad and _truthy(_keyword(call, "create_graph")):
                 self.emit(call, "AGM005", "autograd.grad(create_graph=True) inside no_grad() still records the "
                                           "backward pass's graph: no_grad() does not stop it")
+            elif (dotted(func) or "").endswith("saved_tensors_hooks") and call.args and self.packs_itself(call.args[0]):
+                self.emit(call, "AGM008", "the pack hook returns the tensor it is given: each saved tensor then holds "
+                                          "its own graph node, a cycle that is never freed")
             elif method in MUTATORS and call.args:
                 value = call.args[1] if method in ("insert", "setdefault") and len(call.args) > 1 else call.args[0]
                 self.keep(call, func.value, self.kind(value), "appended to")
@@ -519,6 +523,18 @@ class _Scope:
                     self.emit(node, "AGM006", f"{ast.unparse(target.value)} is a derivative detached from the network, "
                                               "then made to require grad: a loss built on it gives no parameter a "
                                               "gradient")
+
+    def packs_itself(self, hook) -> bool:
+        """Whether a pack hook (a lambda or the file's own function) returns its argument unchanged."""
+        if isinstance(hook, ast.Lambda):
+            params, body = hook.args.args, hook.body
+        elif isinstance(hook, ast.Name) and hook.id in self.facts.functions:
+            function = self.facts.functions[hook.id]
+            returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+            params, body = function.args.args, returns[0].value if len(returns) == 1 else None
+        else:
+            return False
+        return len(params) == 1 and isinstance(body, ast.Name) and body.id == params[0].arg
 
     def backward(self, call):
         if _truthy(_keyword(call, "create_graph")):
@@ -583,10 +599,10 @@ class _Scope:
         region.carried.add(name)
         if name in region.detached:
             return
-        if self.computed(name, region):
-            return
         accumulated = value_node is None or (isinstance(value_node, ast.BinOp) and name in
                                             (dotted(value_node.left), dotted(value_node.right)))
+        if self.computed(name, region) or (not accumulated and self.within_call(name, region)):
+            return
         if name in region.differentiated:
             self.emit(node, "AGM007", f"{name} is carried to the next step and differentiated through with no "
                                       "detach(): its graph reaches back through every earlier step")
@@ -601,10 +617,10 @@ class _Scope:
 
     def keep(self, node, container, kind, how):
         name = _container(container)
-        if name is None or GRAPH not in kind or not self.outlives(name, node):
+        if name is None or GRAPH not in kind or not self.outlives(name, node) or self.fresh(name, node):
             return
-        if name in self.differentiated_after():
-            return  # e.g. losses stacked and backpropagated together
+        if name in self.differentiated_after() or name in self.facts.cleared:
+            return  # stacked and backpropagated together; emptied by the file's own code (a cache cleared each step)
         if self.computed(name, self.region()):
             return
         self.emit(node, "AGM001", f"a tensor with its graph is {how} {name}, which outlives the step: each step's "
@@ -619,15 +635,17 @@ class _Scope:
         after = [n for n in self.own if getattr(n, "lineno", 0) > loop.end_lineno and _part(n) is _part(loop)]
         return self.closure(set().union(set(), *(mentions(n) for n in _differentiated(after))))
 
-    def computed(self, name, region) -> bool:
-        """Whether ``name`` is a result a function's loop computes within one call (a sum over dimensions, the
-        hidden state through the layers, outputs to stack): a local, read after the loop, in a loop that runs no
-        backward."""
+    def within_call(self, name, region) -> bool:
+        """Whether ``name`` is a function's own name, carried through a loop that runs no backward: state that lives
+        for one call (the hidden state through the time steps of a forward pass, a rollout)."""
         if not self.loops or self.function is None or region.has_backward:
             return False
-        if "." in name or name not in self.locals or name in self.declared:
-            return False  # a parameter rebound is the function's own name
-        return self.last_use.get(name, 0) > self.loops[0].loop.end_lineno
+        return "." not in name and name in self.locals and name not in self.declared  # a parameter rebound is its own
+
+    def computed(self, name, region) -> bool:
+        """Whether ``name`` is a result a function's loop computes within one call and reads after it (a sum over
+        dimensions, outputs to stack)."""
+        return self.within_call(name, region) and self.last_use.get(name, 0) > self.loops[0].loop.end_lineno
 
     def fresh(self, name, node) -> bool:
         """Whether ``name`` is made anew in the innermost loop's body before ``node`` (so nothing carries)."""

@@ -63,4 +63,9 @@ RULES = {rule.code: rule for rule in (
          "second backward() through it raises)",
          "detach the state where a step starts (state = state.detach()), or backpropagate in windows",
          "04_euler_ode_truncation.ipynb", "3 · Per-step `detach()`: memory flat"),
+    Rule("AGM008", "a saved-tensor hook that packs the tensor itself",
+         "the graph's node then holds the tensor that holds the node: a cycle in C++ that no del or gc.collect() "
+         "frees (and autograd's check for in-place changes is skipped)",
+         "pack a detached alias (return tensor.detach()), or the data the unpack hook needs to rebuild it",
+         "07_find_the_leak.ipynb", "The hazards of identity hooks"),
 )}
