@@ -136,6 +136,7 @@ class _Facts:
 
     def __init__(self, trees):
         self.functions, self.modules, self.grad_names, self.hooks, self.no_grad_names = {}, set(), set(), set(), set()
+        self.bodies, self.returns = {}, {}
         module_classes = set()
         nodes = [node for tree in trees for node in ast.walk(tree)]
         for node in nodes:
@@ -171,6 +172,13 @@ class _Facts:
                 elif isinstance(hook, ast.Call) and isinstance(hook.func, ast.Name) and hook.func.id in self.functions:
                     factory = self.functions[hook.func.id]
                     self.hooks.update(n.name for n in ast.walk(factory) if isinstance(n, ast.FunctionDef) and n is not factory)
+
+    def own(self, function, body):
+        """The nodes of a function's body (or of the module's), walked once however often a scope reads them."""
+        key = id(function)
+        if key not in self.bodies:
+            self.bodies[key] = list(_own_nodes(body))
+        return self.bodies[key]
 
     def is_module(self, name: str) -> bool:
         last = name.split(".")[-1]
@@ -252,7 +260,7 @@ class _Scope:
         self.env.update({p: NONE for p in params})
         self.env.update({p: frozenset({GRAPH}) for p in hook_params})
         self.params = set(params) | set(hook_params)
-        self.own = list(_own_nodes(body))
+        self.own = facts.own(function, body)
         self.declared = {name for n in self.own if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
         self.bindings = [(_line(n), name, value, _part(n)) for n in self.own if isinstance(n, BINDINGS) for target, value in
                          _assignments(n) for name in filter(None, (dotted(t) for t in _flat(target)))]
@@ -400,7 +408,7 @@ class _Scope:
         """What the file's own function ``name`` returns, given its arguments' kinds (analysed once per kind)."""
         function = self.facts.functions[name]
         key = (name, any(GRAPH in k or LEAF in k for k in arg_kinds))
-        cache = self.facts.__dict__.setdefault("returns", {})
+        cache = self.facts.returns
         if key not in cache:
             cache[key] = NONE  # a recursive call sees "no graph" while its function is being analysed
             params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
