@@ -501,9 +501,10 @@ def test_the_course_code_silences_only_its_deliberate_leaks_each_with_a_reason()
 def test_where_the_lint_and_find_leaks_disagree():
     """instruments/tests/leak_cases, which test_leak_cases.py runs under find_leaks. ``first_and_last`` keeps two
     losses and the latest one with their graphs: the lint flags both stores, find_leaks calls it bounded (nothing grows
-    after the first steps): both are right, the lint about the pattern and find_leaks about the growth. ``smoothed_late``
-    carries the previous loss through two attributes (``self.loss``, then ``previous``) and ``cached_features`` keeps
-    graphs in an ``lru_cache``: the lint misses both, find_leaks measures them."""
+    after the first steps): both are right, the lint about the pattern and find_leaks about the growth.
+    ``cached_features`` keeps graphs in an ``lru_cache``, which no assignment shows: the lint misses it, find_leaks
+    measures it. ``smoothed_late`` keeps one more step's loss in an attribute replaced every step: both call it no
+    leak."""
     cases = pathlib.Path(__file__).parent / "leak_cases"
     assert {f.code for f in check_file(str(cases / "first_and_last.py"))} == {"AGM001"}
     assert check_file(str(cases / "smoothed_late.py")) == []
