@@ -107,6 +107,7 @@ def test_noqa_silences_one_line_for_its_codes_or_for_all():
     assert codes(leak.format("  # noqa: AGM004")) == [(3, "AGM001")], "another code's noqa does not silence it"
 
 
+@pytest.mark.slow  # a new Python
 def test_it_never_runs_or_imports_the_code_it_reads(tmp_path):
     marker = tmp_path / "ran"
     (tmp_path / "train.py").write_text(f"import not_installed_anywhere\nopen({str(marker)!r}, 'w')\n" + LEAKY)
@@ -512,6 +513,7 @@ def test_where_the_lint_and_find_leaks_disagree():
 
 
 # ---- flake8 ----------------------------------------------------------------------------------------------------------
+@pytest.mark.slow  # a new Python
 def test_flake8_loads_the_plugin_and_reports_its_codes(tmp_path):
     plugins = {entry.name: entry.value for entry in metadata.entry_points(group="flake8.extension")}
     assert plugins.get("AGM") == "autograd_memory.flake8_plugin:Checker"
