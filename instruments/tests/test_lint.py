@@ -364,6 +364,87 @@ def test_every_rule_has_a_case():
     assert flagged == set(RULES), f"rules without a case: {set(RULES) - flagged}"
 
 
+SHAPES = {  # training code as people write it: (code, the lines flagged)
+    "a Trainer's epochs and batches, summing numbers": ("""\
+class Trainer:
+    def fit(self, loader, epochs):
+        for epoch in range(epochs):
+            running = 0.0
+            for x, y in loader:
+                loss = self.criterion(self.model(x), y)
+                loss.backward()
+                running += loss.item()
+""", []),
+    "the same, summing tensors": ("""\
+def fit(model, loader, optimizer, criterion):
+    for epoch in range(3):
+        running = 0.0
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            running += loss
+""", [(8, "AGM001")]),
+    "a Lightning-style training_step that logs to a list": ("""\
+class Module:
+    def training_step(self, batch, index):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.net(x), y)
+        self.train_losses.append(loss)
+        return loss
+""", [(5, "AGM001")]),
+    "a step that returns the loss and the output": ("""\
+def step(x):
+    out = model(x)
+    loss = out.pow(2).mean()
+    loss.backward()
+    return loss, out
+logs = {"loss": []}
+for x in data:
+    loss, out = step(x)
+    logs["loss"].append(loss)
+""", [(9, "AGM001")]),
+    "a step that returns a number": ("""\
+def step(x):
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    return loss.item()
+logs = [step(x) for x in data]
+for x in data:
+    logs.append(step(x))
+""", []),
+    "a moving average of the loss": ("""\
+average = None
+for x in data:
+    loss = model(x).mean()
+    loss.backward()
+    average = loss if average is None else 0.9 * average + 0.1 * loss
+""", [(5, "AGM001")]),
+    "an evaluation under a no_grad decorator": ("""\
+@torch.no_grad()
+def evaluate(model, loader):
+    predictions = []
+    for x, _ in loader:
+        predictions.append(model(x))
+    return predictions
+""", []),
+    "gradient accumulation and a GAN's detached fake": ("""\
+for i, real in enumerate(loader):
+    fake = generator(noise)
+    d_loss = criterion(discriminator(real), ones) + criterion(discriminator(fake.detach()), zeros)
+    (d_loss / 4).backward()
+    if i % 4 == 0:
+        optimizer.step()
+""", []),
+}
+
+
+@pytest.mark.parametrize("case", SHAPES)
+def test_training_code_as_people_write_it(case):
+    source, expected = SHAPES[case]
+    assert codes(source) == expected
+
+
 @course
 def test_every_rule_links_a_section_its_notebook_has():
     for rule in RULES.values():

@@ -607,8 +607,7 @@ class _Scope:
         region.carried.add(name)
         if name in region.detached:
             return
-        accumulated = value_node is None or (isinstance(value_node, ast.BinOp) and name in
-                                            (dotted(value_node.left), dotted(value_node.right)))
+        accumulated = value_node is None or isinstance(value_node, (ast.BinOp, ast.IfExp))  # a sum, an average
         if self.computed(name, region) or (not accumulated and self.within_call(name, region)):
             return
         if name in region.differentiated:
@@ -765,14 +764,15 @@ def _analyse(trees, report):
     module = _Scope(facts, report, [s for tree in trees for s in tree.body])
     for tree in trees:
         module.walk(tree.body)
-    _functions(facts, report, module.deferred, module, decorated_no_grad=False)
+    _functions(facts, report, module.deferred, module)
 
 
-def _functions(facts, report, nodes, outer, decorated_no_grad):
+def _functions(facts, report, nodes, outer):
+    """Walk each function (a class's methods too) with what its enclosing scope knows, then the functions in it."""
     for node in nodes:
         if isinstance(node, ast.ClassDef):
             _functions(facts, report, [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                               ast.ClassDef))], outer, False)
+                                                                               ast.ClassDef))], outer)
             continue
         params = _parameters(node)
         hook_params = params[1:] if node.name in facts.hooks or (len(params) == 3 and "hook" in node.name) else []
@@ -780,7 +780,7 @@ def _functions(facts, report, nodes, outer, decorated_no_grad):
                        hook_params=hook_params, function=node, outer=outer)
         scope.no_grad = sum(_stops_grad(d, facts) for d in node.decorator_list)
         scope.walk(node.body)
-        _functions(facts, report, scope.deferred, scope, False)
+        _functions(facts, report, scope.deferred, scope)
 
 
 # ---- files -----------------------------------------------------------------------------------------------------------
