@@ -303,6 +303,19 @@ for target in targets:
     x = x + dt * model(x)
     (x - target).pow(2).sum().backward()
 """),
+    'a value set at the end of a step and differentiated at the start of the next': ("""\
+previous = None
+for x in data:
+    if previous is not None:
+        (model(x) - previous).pow(2).mean().backward()
+    previous = model(x)
+""", [(5, 'AGM007')], """\
+previous = None
+for x in data:
+    if previous is not None:
+        (model(x) - previous).pow(2).mean().backward()
+    previous = model(x).detach()
+"""),
     'full backpropagation, once after the loop': ("""\
 x, total = x0, 0.0
 for target in targets:

@@ -206,12 +206,22 @@ class _Region:
         return self.scope.closure(set().union(set(), *(mentions(n) for n in _differentiated(self.own))))
 
     @cached_property
-    def detached(self):
-        """The names detached here (``x.detach()``, ``x.data``) or set anew (a reset after each window's backward)."""
+    def detach_calls(self):
+        """The names detached here: ``x.detach()``, ``x.detach_()``, ``x.data``."""
         found = {dotted(n.func.value) for n in self.own if _is_call_to(n, {"detach", "detach_"})}
         found |= {dotted(n.value) for n in self.own if isinstance(n, ast.Attribute) and n.attr == "data"}
-        found |= {name for _, name, reads in self.assignments if name not in reads}
         return found - {None}
+
+    @cached_property
+    def detached(self):
+        """The names detached here, or set anew from other values (a reset after each window's backward)."""
+        return self.detach_calls | {name for _, name, reads in self.assignments if name not in reads}
+
+    @cached_property
+    def reads(self):
+        """``(line, name)`` of every name and attribute chain the region reads."""
+        return [(n.lineno, dotted(n)) for n in self.own if isinstance(n, (ast.Name, ast.Attribute))
+                and isinstance(n.ctx, ast.Load) and _part(n) is _part(self.loop)]
 
     @cached_property
     def runs_model(self):
@@ -587,6 +597,12 @@ class _Scope:
         if GRAPH in kind and value_node is not None and name in self.closure(mentions(value_node)) and \
                 not self.fresh(name, node):
             self.carry(node, name, value_node)
+        elif GRAPH in kind and self.loops and self.read_before(name, node):
+            region = self.loops[-1]  # set at the end of a step, read at the start of the next
+            region.carried.add(name)
+            if name in region.differentiated and name not in region.detach_calls:
+                self.emit(node, "AGM007", f"{name} is carried to the next step and differentiated through with no "
+                                          "detach(): its graph reaches back through every earlier step")
         self.env[name] = kind
 
     def accumulate(self, node, target, kind):
@@ -653,6 +669,12 @@ class _Scope:
         """Whether ``name`` is a result a function's loop computes within one call and reads after it (a sum over
         dimensions, outputs to stack)."""
         return self.within_call(name, region) and self.last_use.get(name, 0) > self.loops[0].loop.end_lineno
+
+    def read_before(self, name, node) -> bool:
+        """Whether the innermost loop reads ``name`` above ``node``'s line without setting it first: the value
+        ``node`` stores is the one the next iteration reads there."""
+        first_read = min((line for line, read in self.loops[-1].reads if read == name), default=None)
+        return first_read is not None and first_read < node.lineno and not self.fresh(name, ast.Pass(lineno=first_read))
 
     def fresh(self, name, node) -> bool:
         """Whether ``name`` is made anew in the innermost loop's body before ``node`` (so nothing carries)."""
