@@ -1,7 +1,7 @@
 """The lecturer's sheets (tools/lecturer_sheets.py) say what the notebooks say."""
 import nbformat
 
-from autograd_memory.diagnosing.lint_rules import RULES
+from autograd_memory import LINT_RULES
 from tools import lecturer_sheets
 from tools import reading_model as instructor_guide
 from tools.course import ROOT, load
@@ -26,7 +26,7 @@ def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
 def test_the_cheat_sheet_names_every_lint_rule():
     sheet = lecturer_sheets.cheat_sheet(load())
     assert "python -m autograd_memory lint" in sheet
-    assert all(f"- `{code}` {rule.title}" in sheet for code, rule in RULES.items())
+    assert all(f"- `{code}` {rule.title}" in sheet for code, rule in LINT_RULES.items())
 
 
 def test_the_worksheet_lists_every_exercise_with_its_checker_and_its_solutions_file():

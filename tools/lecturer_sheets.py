@@ -18,7 +18,7 @@ All three are a target of `python -m tools build` (`make generate`).
 import html
 import re
 
-from autograd_memory.diagnosing.lint_rules import RULES
+from autograd_memory import LINT_RULES
 from tools import reading_model as model
 from tools.course import read
 
@@ -82,7 +82,7 @@ def lint_rules():
     '- `AGM001` a graph tensor kept across steps'
     """
     return ["## Before the run · `python -m autograd_memory lint PATH`", "",
-            *(f"- `{code}` {rule.title}" for code, rule in RULES.items()), ""]
+            *(f"- `{code}` {rule.title}" for code, rule in LINT_RULES.items()), ""]
 
 
 def _inline(text):

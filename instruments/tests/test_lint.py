@@ -19,7 +19,7 @@ import pytest
 
 from autograd_memory import cli
 from autograd_memory.diagnosing.lint import check_file, check_notebook, check_paths, check_source
-from autograd_memory.diagnosing.lint_rules import RULES
+from autograd_memory.diagnosing.lint_rules import LINT_RULES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLINIC = ROOT / "notebooks" / "clinic"
@@ -52,7 +52,7 @@ def test_the_command_names_the_line_and_the_fix_and_exits_1_then_0_once_fixed(tm
     assert cli.main(["lint", str(script)]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"{script}:11:5: AGM001 total accumulates a tensor with its graph across steps"), out
-    rule = RULES["AGM001"]
+    rule = LINT_RULES["AGM001"]
     assert f"Fix: {rule.fix}" in out and rule.link in out, "the legend says the fix and where the course measures it"
 
     script.write_text(LEAKY.replace("total += loss", "total += loss.item()"))
@@ -66,7 +66,7 @@ def test_json_for_ci_lists_each_finding_and_the_rules_it_breaks(tmp_path, capsys
     report = json.loads(capsys.readouterr().out)
     assert report["findings"] == [{"path": str(tmp_path / "train.py"), "line": 11, "col": 5, "code": "AGM001",
                                    "message": report["findings"][0]["message"], "cell": None}]
-    assert report["rules"]["AGM001"]["link"] == RULES["AGM001"].link
+    assert report["rules"]["AGM001"]["link"] == LINT_RULES["AGM001"].link
     (tmp_path / "train.py").write_text("print('flat')\n")
     assert cli.main(["lint", "--format", "json", str(tmp_path)]) == 0
     assert json.loads(capsys.readouterr().out) == {"findings": [], "rules": {}}
@@ -374,7 +374,7 @@ def test_each_rule_flags_the_leak_and_not_its_fix(case):
 
 def test_every_rule_has_a_case():
     flagged = {code for _, expected, _ in RULE_CASES.values() for _, code in expected}
-    assert flagged == set(RULES), f"rules without a case: {set(RULES) - flagged}"
+    assert flagged == set(LINT_RULES), f"rules without a case: {set(LINT_RULES) - flagged}"
 
 
 SHAPES = {  # training code as people write it: (code, the lines flagged)
@@ -460,7 +460,7 @@ def test_training_code_as_people_write_it(case):
 
 @course
 def test_every_rule_links_a_section_its_notebook_has():
-    for rule in RULES.values():
+    for rule in LINT_RULES.values():
         cells = json.loads((ROOT / "notebooks" / rule.notebook).read_text())["cells"]
         headings = {line.lstrip("#").strip() for cell in cells if cell["cell_type"] == "markdown"
                     for line in "".join(cell["source"]).splitlines() if line.startswith("#")}

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Optional
 
-from .lint_rules import RULES
+from .lint_rules import LINT_RULES
 
 __all__ = ["Finding", "LintError", "check_source", "check_notebook", "check_file", "check_paths", "as_text", "as_json"]
 
@@ -921,7 +921,7 @@ def as_text(findings) -> str:
     """One line per finding, then each flagged rule's fix and the section that measures it."""
     lines = [str(f) for f in findings]
     for code in sorted({f.code for f in findings}):
-        rule = RULES[code]
+        rule = LINT_RULES[code]
         lines.append(f"{code} {rule.title}: {rule.keeps}. Fix: {rule.fix}. Measured in {rule.link}")
     return "\n".join(lines)
 
@@ -929,5 +929,5 @@ def as_text(findings) -> str:
 def as_json(findings) -> str:
     """The findings and the rules they break, as JSON for CI."""
     return json.dumps({"findings": [asdict(f) for f in findings],
-                       "rules": {code: {**asdict(RULES[code]), "link": RULES[code].link}
+                       "rules": {code: {**asdict(LINT_RULES[code]), "link": LINT_RULES[code].link}
                                  for code in sorted({f.code for f in findings})}}, indent=2)

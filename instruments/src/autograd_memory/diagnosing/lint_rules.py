@@ -1,13 +1,13 @@
 """The lint's rules: each one's code, what the pattern keeps alive, the fix, and the notebook section that measures it.
 
->>> RULES["AGM001"].fix
+>>> LINT_RULES["AGM001"].fix
 'keep a number (loss.item()) or a detached tensor (loss.detach()), not the tensor with its graph'
->>> RULES["AGM004"].link
+>>> LINT_RULES["AGM004"].link
 'notebooks/01_graph_lifecycle.ipynb#5-·-create_graph=True:-a-graph-of-the-graph,-and-a-cycle-through-param.grad'
 """
 from dataclasses import dataclass
 
-__all__ = ["Rule", "RULES"]
+__all__ = ["Rule", "LINT_RULES"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Rule:
         return f"notebooks/{self.notebook}#{anchor}"
 
 
-RULES = {rule.code: rule for rule in (
+LINT_RULES = {rule.code: rule for rule in (
     Rule("AGM001", "a graph tensor kept across steps",
          "each step's loss or output stays alive with its whole graph (activations, graph nodes), one more per step",
          "keep a number (loss.item()) or a detached tensor (loss.detach()), not the tensor with its graph",
