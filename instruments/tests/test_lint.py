@@ -244,6 +244,13 @@ class Net(torch.nn.Module):
     def forward(self, x):
         return self.layer(x)
 """),
+    'hooks registered on every layer, in forward': ("""\
+class Net(torch.nn.Module):
+    def forward(self, x):
+        for layer in self.layers:
+            layer.register_forward_hook(show)
+        return self.body(x)
+""", [(4, 'AGM003')], None),
     'hooks registered once per layer': ("""\
 for name, layer in model.named_children():
     layer.register_forward_hook(show)

@@ -569,7 +569,7 @@ class _Scope:
 
     def hook(self, call):
         region = self.region()
-        in_forward = self.function is not None and self.function.name in STEP_NAMES and not self.loops
+        in_forward = self.function is not None and self.function.name in STEP_NAMES  # every call registers again
         if in_forward or (region is not None and region.runs_model and (self.loops or region.has_backward)):
             if not (region is not None and region.removed):
                 self.emit(call, "AGM003", f"{call.func.attr} runs every step: each call adds one more hook that "
