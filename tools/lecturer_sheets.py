@@ -1,7 +1,8 @@
 """Two sheets for the lecturer, generated from the notebooks (never typed):
 
 - ``docs/cheat_sheet.md`` and ``docs/cheat_sheet.html``: the rules of thumb, one page. Each notebook's Summary cell
-  (the markdown cell under a ``Summary`` heading), each bullet cut to its bold rule or its first clause;
+  (the markdown cell under a ``Summary`` heading), each bullet cut to its bold rule or its first clause, then the
+  lint's rules (``autograd_memory.diagnosing.lint_rules``);
   the HTML prints on one A4/Letter page (tests/browser/test_cheat_sheet_pdf.py prints it in chromium and counts);
 - ``docs/lab_worksheet.md``: a lab session: which exercises and clinic scripts, in the notebooks' order, how long
   (the instructor guide's reading model, tools/reading_model.py: minutes per exercise plus a minute per line of
@@ -17,6 +18,7 @@ All three are a target of `python -m tools build` (`make generate`).
 import html
 import re
 
+from autograd_memory import LINT_RULES
 from tools import course
 from tools import reading_model as model
 from tools.course import read
@@ -71,7 +73,17 @@ def cheat_sheet(course):
         rules = summary_rules(path)
         if rules:
             lines += [f"## {title(path)}", *(f"- {r}" for r in rules), ""]
-    return "\n".join(lines)
+    return "\n".join(lines + lint_rules())
+
+
+def lint_rules():
+    """The lint's rules, one line each: what ``python -m autograd_memory lint`` flags before the code runs.
+
+    >>> lint_rules()[2]
+    '- `AGM001` a graph tensor kept across steps'
+    """
+    return ["## Before the run · `python -m autograd_memory lint PATH`", "",
+            *(f"- `{code}` {rule.title}" for code, rule in LINT_RULES.items()), ""]
 
 
 def _inline(text):

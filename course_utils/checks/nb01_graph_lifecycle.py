@@ -92,10 +92,10 @@ def logging_steps(seed=0):
             loss.backward()
             optimizer.step()
             if log == "running total":
-                logged["total"] = logged["total"] + loss            # after backward(): a chain of nodes
+                logged["total"] = logged["total"] + loss  # noqa: AGM001 (the exercise's wrong line, on purpose): after backward(), a chain of nodes
             else:
                 val_loss = torch.nn.functional.mse_loss(model(val_batch[0]), val_batch[1])
-                logged["history"].append(val_loss if log == "tensor" else val_loss.item())
+                logged["history"].append(val_loss if log == "tensor" else val_loss.item())  # noqa: AGM001 (the exercise's wrong line, on purpose)
         return step
     return {"A": make("running total"), "B": make("tensor"), "C": make("float")}
 

@@ -102,7 +102,7 @@ def lifecycle_moments(variant):
             loss.backward()
             take()
         else:
-            loss.backward(create_graph=True)
+            loss.backward(create_graph=True)  # noqa: AGM004 (the cycle the explorer shows, on purpose)
             take("each p.grad now has a grad_fn: the graph of the backward pass hangs on the parameters")
         del loss
         gc.collect()

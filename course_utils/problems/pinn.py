@@ -195,21 +195,21 @@ def usual_pattern(model: nn.Module, points: torch.Tensor, alpha: float = ALPHA, 
     mark("u = model(x, y, t)")
     ones = torch.ones_like(u)
     with torch.no_grad():  # "so that autograd.grad does not build a graph"
-        u_t = torch.autograd.grad(u, t, ones, create_graph=True, retain_graph=True)[0]
+        u_t = torch.autograd.grad(u, t, ones, create_graph=True, retain_graph=True)[0]  # noqa: AGM005 (the posted pattern, measured)
         mark("u_t = grad(u, t)")
-        u_x = torch.autograd.grad(u, x, ones, create_graph=True, retain_graph=True)[0]
+        u_x = torch.autograd.grad(u, x, ones, create_graph=True, retain_graph=True)[0]  # noqa: AGM005 (as posted)
         mark("u_x = grad(u, x)")
-        u_y = torch.autograd.grad(u, y, ones, create_graph=True, retain_graph=True)[0]
+        u_y = torch.autograd.grad(u, y, ones, create_graph=True, retain_graph=True)[0]  # noqa: AGM005 (as posted)
         mark("u_y = grad(u, y)")
-        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=second_create_graph, retain_graph=True)[0]
+        u_xx = torch.autograd.grad(u_x, x, ones, create_graph=second_create_graph, retain_graph=True)[0]  # noqa: AGM005 (as posted)
         mark("u_xx = grad(u_x, x)")
-        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=second_create_graph, retain_graph=last_retain_graph)[0]
+        u_yy = torch.autograd.grad(u_y, y, ones, create_graph=second_create_graph, retain_graph=last_retain_graph)[0]  # noqa: AGM005 (as posted)
         mark(f"u_yy = grad(u_y, y, retain_graph={last_retain_graph})")
     laplacian = u_xx + u_yy
     mark("laplacian = u_xx + u_yy")
     if detach:
-        laplacian = laplacian.detach().clone().requires_grad_(True)
-        u_t = u_t.detach().clone().requires_grad_(True)
+        laplacian = laplacian.detach().clone().requires_grad_(True)  # noqa: AGM006 (the posted fix, measured)
+        u_t = u_t.detach().clone().requires_grad_(True)  # noqa: AGM006 (as posted)
         mark("detach().clone().requires_grad_(True)")
     residual = u_t - alpha * laplacian
     mark("residual = u_t - alpha * laplacian")

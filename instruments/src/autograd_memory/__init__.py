@@ -25,6 +25,7 @@ PUBLIC = {
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
     **dict.fromkeys(["LIBRARY_DIRS", "look_past"], "diagnosing"),  # no torch: a library says so before anything runs
+    "LINT_RULES": "diagnosing.lint_rules",  # no torch: the lint's rules, for the sheets that list them
     "format_bytes": "formats.units", **dict.fromkeys(["Table", "ShowsAsText"], "formats.tables"),
     "GRAPHVIZ_INSTALL": "optional.extras", "PROBES": "seams.drift",
 }

@@ -3,6 +3,7 @@
     python -m autograd_memory leaks FILE[:FUNCTION] [--steps N] [--warmup W] [--json]
     python -m autograd_memory timeline FILE[:FUNCTION] [--model NAME] [--optimizer NAME] [--plot OUT.png]
     python -m autograd_memory check [--brief]
+    python -m autograd_memory lint PATH... [--format text|json]
 
 ``FILE`` is loaded as a module (its ``if __name__ == "__main__":`` block does not run) and ``FUNCTION``
 (default ``step``) is called with no arguments as one training step: a function, ``trainer.step`` (a method of an
@@ -11,6 +12,8 @@ whose constructor needs arguments is refused with what to write). ``leaks`` exit
 from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
 what to do, for a missing file or function, a function that needs arguments, or a script that raises.
 ``check`` prints the drift guard's probes (:mod:`autograd_memory.seams.drift`) and exits 1 if one fails.
+``lint`` reads Python files and notebooks (folders: every .py and .ipynb in them) without running them, prints each
+line that keeps a graph alive (:mod:`autograd_memory.diagnosing.lint`) and exits 1 when it found one.
 """
 import argparse
 import importlib.util
@@ -196,6 +199,18 @@ def _check(args):
     return FLAT if report.ok else GROWS
 
 
+def _lint(args):
+    from .diagnosing.lint import LintError, as_json, as_text, check_paths
+
+    try:
+        findings = check_paths(args.paths)
+    except LintError as error:
+        raise UsageError(str(error)) from None
+    if args.format == "json" or findings:
+        print(as_json(findings) if args.format == "json" else as_text(findings))
+    return GROWS if findings else FLAT
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograd_memory", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -212,11 +227,14 @@ def main(argv=None) -> int:
     tl.add_argument("--plot", metavar="OUT.png", help="also save the timeline's picture (needs matplotlib)")
     check = commands.add_parser("check", help="print the probes of the PyTorch privates the instruments rely on")
     check.add_argument("--brief", action="store_true", help="one line when every probe passes (the probes when one fails)")
+    lint = commands.add_parser("lint", help="read code without running it; name each line that keeps a graph alive")
+    lint.add_argument("paths", nargs="+", metavar="PATH", help="Python files, notebooks, or folders of them")
+    lint.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or JSON for CI")
     args = parser.parse_args(argv)
     if getattr(args, "steps", 1) < 1 or getattr(args, "warmup", 0) < 0:
         parser.error("--steps needs 1 or more and --warmup 0 or more")
     try:
-        return {"leaks": _leaks, "timeline": _timeline, "check": _check}[args.command](args)
+        return {"leaks": _leaks, "timeline": _timeline, "check": _check, "lint": _lint}[args.command](args)
     except UsageError as error:
         print(f"{parser.prog} {args.command}: {error}", file=sys.stderr)
         return USAGE

@@ -2,7 +2,8 @@
 
 ``leaks`` (``find_leaks``: what grows per step, the line that made it, what keeps it), ``memory_timeline``
 (``timeline``: live bytes after every op, by kind), ``holders`` (the search for what keeps a tensor alive), ``sites``
-(where in the learner's code a storage was made) and ``steps`` (what a step function must be).
+(where in the learner's code a storage was made) and ``steps`` (what a step function must be); before any step
+runs, ``lint`` reads the code without running it and names the patterns that keep a graph alive (``lint_rules``).
 
 :data:`LIBRARY_DIRS` is the one setting of this layer: code under these folders is the instruments' own, so
 ``find_leaks`` and ``timeline`` name the first line outside them (and torch). A library built on the instruments says
