@@ -15,9 +15,11 @@ from threading import get_ident
 import torch
 
 from ..optional.ipython_internals import cell_number as _cell_number
+from ..seams.torch_internals import DISPATCH_WRAPPER_FILES
 from . import LIBRARY_DIRS
 
-__all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
+__all__ = ["creation_site", "creation_site_and_caller", "python_stack", "frame_file", "source_location", "source_text",
+           "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
@@ -100,6 +102,36 @@ def creation_site_and_caller(owner_thread, step_code=None):
     if caller is None:
         return code, frame.f_lineno, phase, None, 0
     return code, frame.f_lineno, phase, caller.f_code, caller.f_lineno
+
+
+def python_stack(owner_thread):
+    """``((code, line), ...)``: every Python frame from the caller outward, innermost first, less the instruments'
+    own (``autograd_memory``'s); on autograd's CUDA threads, the frames of ``owner_thread`` (as
+    :func:`creation_site`). The stack a memory snapshot shows for an allocation, kept as code objects (cheap).
+
+    >>> import threading
+    >>> code, line = python_stack(threading.get_ident())[0]
+    >>> code.co_filename.startswith("<doctest")
+    True
+    """
+    frame, stack, instruments = _frame_of(owner_thread), [], LIBRARY_DIRS[0]  # autograd_memory/, always first
+    while frame is not None and frame.f_code.co_filename.startswith((instruments, *DISPATCH_WRAPPER_FILES)):
+        frame = frame.f_back  # the meter's dispatch mode, and torch's wrappers around it
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(instruments):
+            stack.append((frame.f_code, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(stack)
+
+
+def frame_file(code):
+    """A code object's file for people: ``cell [12]`` for a notebook cell, else its path.
+
+    >>> frame_file(frame_file.__code__).endswith("sites.py")
+    True
+    """
+    cell = _cell_number(code.co_filename)
+    return code.co_filename if cell is None else f"cell [{cell}]"
 
 
 def source_location(code, line):
