@@ -114,14 +114,31 @@ def python_stack(owner_thread):
     >>> code.co_filename.startswith("<doctest")
     True
     """
-    frame, stack, instruments = _frame_of(owner_thread), [], LIBRARY_DIRS[0]  # autograd_memory/, always first
-    while frame is not None and frame.f_code.co_filename.startswith((instruments, *DISPATCH_WRAPPER_FILES)):
-        frame = frame.f_back  # the meter's dispatch mode, and torch's wrappers around it
+    frame, stack, kinds = _frame_of(owner_thread), [], _stack_kind
+    while frame is not None:  # the meter's dispatch mode, and torch's wrappers around it
+        kind = kinds.get(id(frame.f_code)) or _stack_classify(frame.f_code)
+        if kind == _SHOWN:
+            break
+        frame = frame.f_back
     while frame is not None:
-        if not frame.f_code.co_filename.startswith(instruments):
-            stack.append((frame.f_code, frame.f_lineno))
+        code = frame.f_code
+        if (kinds.get(id(code)) or _stack_classify(code)) != _INSTRUMENTS:
+            stack.append((code, frame.f_lineno))
         frame = frame.f_back
     return tuple(stack)
+
+
+_SHOWN, _INSTRUMENTS, _WRAPPER = 1, 2, 3  # how python_stack treats a code object's frames
+_stack_kind = {}  # id(code object) -> one of the three; the code object is kept in _classified, so its id stays its own
+
+
+def _stack_classify(code):
+    filename = code.co_filename
+    kind = (_INSTRUMENTS if filename.startswith(LIBRARY_DIRS[0])  # autograd_memory/, always first
+            else _WRAPPER if filename.startswith(DISPATCH_WRAPPER_FILES) else _SHOWN)
+    _classified.append(code)
+    _stack_kind[id(code)] = kind
+    return kind
 
 
 def frame_file(code):
