@@ -37,11 +37,11 @@ def test_the_magics_in_a_real_kernel(tmp_path):
     assert "usage: %%find_leaks" in usage, usage
     assert len(notebook.cells[1].outputs) == 1, "one report, shown once"
     page = (tmp_path / "leaky_step.html").read_text()
-    assert "leaky_step.html: PyTorch's memory viewer of one step (1 allocations, peak " in viewer, viewer
+    assert "leaky_step.html: PyTorch's memory viewer, offline, of one step: allocations 1, peak " in viewer, viewer
     assert "+400 B/step in 1 tensor/step" in viewer and "add_local_files(" in page, viewer
     allocation = next(event for event in pickle.loads((tmp_path / "step.pickle").read_bytes())["device_traces"][0]
                       if event["action"] == "alloc")  # the step's first: w.exp()
     assert allocation["size"] == 400, allocation
     assert allocation["frames"][0] == {"filename": "cell [8]", "line": 2, "name": "<module>"}, allocation["frames"]
-    assert "step.pickle: the step's memory snapshot" in snapshot, snapshot
+    assert "step.pickle: the memory snapshot, for pytorch.org/memory_viz, of one step: allocations " in snapshot, snapshot
     assert "--snapshot step.txt: name a .html file" in wrong_file, wrong_file

@@ -14,6 +14,7 @@ Only public IPython API is used (``register_magic_function``, ``transform_cell``
 """
 import argparse
 import gc
+import os
 import shlex
 import types
 
@@ -61,7 +62,7 @@ _WRITERS = {".html": "save_html", ".pickle": "save_snapshot"}  # the Timeline me
 
 def _snapshot_writer(path):
     """The Timeline method that writes ``path``, checked before anything runs."""
-    suffix = path and path[path.rfind("."):]
+    suffix = os.path.splitext(path)[1] if path is not None else None
     if path is not None and suffix not in _WRITERS:
         raise _usage_error(f"--snapshot {path}: name a .html file (PyTorch's memory viewer, offline) or a .pickle "
                            "file (the snapshot, for pytorch.org/memory_viz)")
@@ -69,9 +70,11 @@ def _snapshot_writer(path):
 
 
 def _write(memory, writer, path):
+    from .formats.units import format_bytes
+
     getattr(memory, writer)(path)
-    print(f"{path}: PyTorch's memory viewer of one step ({memory.allocations} allocations, peak {memory.peak} B)"
-          if writer == "save_html" else f"{path}: the step's memory snapshot, for pytorch.org/memory_viz")
+    what = "PyTorch's memory viewer, offline" if writer == "save_html" else "the memory snapshot, for pytorch.org/memory_viz"
+    print(f"{path}: {what}, of one step: allocations {memory.allocations}, peak {format_bytes(memory.peak)}")
 
 
 def find_leaks_magic(line, cell):
