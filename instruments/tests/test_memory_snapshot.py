@@ -3,7 +3,7 @@
 The snapshot of a training step (``timeline(...).to_snapshot()``) agrees with the timeline (its allocations, its peak,
 what is alive at the end), and round-trips through ``torch.cuda._memory_viz``: the readers that take a snapshot
 (``segsum``, ``trace``, ``segments``, ``memory``, ``compare``, ``filter_alloc_free_pairs``, ``trace_plot`` and
-``segment_plot``, whose pages embed it) and its command line, which reads the pickled file. The browser half (the
+``segment_plot``, whose pages embed it) and its command line (``stats``, ``trace``), which reads the pickled file. The browser half (the
 page drawn in chromium, with no network) is tests/browser/test_memory_viewer.py.
 """
 import base64
@@ -106,10 +106,16 @@ def test_the_snapshot_round_trips_through_pytorchs_own_readers(tmp_path, device,
     for page in (_memory_viz.trace_plot(snapshot), _memory_viz.segment_plot(snapshot)):
         [encoded] = re.findall(r'"base64": "([^"]+)"', page)
         assert pickle.loads(base64.b64decode(encoded)) == snapshot, "torch's pages embed it whole"
-    for command in ("stats", "trace"):
-        shown = subprocess.run([sys.executable, "-m", "torch.cuda._memory_viz", command, str(path)],
-                               capture_output=True, text=True, check=True).stdout
-        assert shown.strip(), f"python -m torch.cuda._memory_viz {command} printed nothing"
+
+
+@pytest.mark.slow
+def test_torchs_command_line_reads_the_saved_snapshot(tmp_path):
+    kept = []
+    path = timeline(lambda: kept.append(torch.ones(256))).save_snapshot(tmp_path / "step.pickle")
+    shown = {command: subprocess.run([sys.executable, "-m", "torch.cuda._memory_viz", command, str(path)],
+                                     capture_output=True, text=True, check=True).stdout for command in ("stats", "trace")}
+    assert "segments: 1" in shown["stats"] and "total_allocated: 1.0KiB" in shown["stats"], shown["stats"]
+    assert "cudaMalloc(" in shown["trace"] and "TOTAL MEM: 1.0KiB" in shown["trace"], shown["trace"]
 
 
 def test_the_viewer_page_inlines_the_vendored_files_and_loads_nothing(tmp_path, adam_step):
