@@ -3,8 +3,8 @@
 The snapshot of a training step (``timeline(...).to_snapshot()``) agrees with the timeline (its allocations, its peak,
 what is alive at the end), and round-trips through ``torch.cuda._memory_viz``: the readers that take a snapshot
 (``segsum``, ``trace``, ``segments``, ``memory``, ``compare``, ``filter_alloc_free_pairs``, ``trace_plot`` and
-``segment_plot``, whose pages embed it) and its command line (``stats``, ``trace``), which reads the pickled file. The browser half (the
-page drawn in chromium, with no network) is tests/browser/test_memory_viewer.py.
+``segment_plot``, whose pages embed it) and its command line (``stats``, ``trace``), which reads the pickled file.
+The browser half (the page drawn in chromium, with no network) is tests/browser/test_memory_viewer.py.
 """
 import base64
 import contextlib
