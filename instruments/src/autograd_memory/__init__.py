@@ -22,6 +22,7 @@ PUBLIC = {
     **dict.fromkeys(["show_graph", "graph_table", "lifecycle", "GraphTable", "NoGraphError"], "views.graphs"),
     **dict.fromkeys(["plot_trace", "compare_traces", "log_axis", "log_bytes", "bytes_axis"], "views.plots"),
     "zoomable": "views.zoom", "MemoryGauge": "views.gauges",
+    **dict.fromkeys(["viewer_html", "save_viewer", "viewer_frame", "save_snapshot"], "views.memory_viewer"),
     **dict.fromkeys(["find_leaks", "LeakReport", "LeakRow"], "diagnosing.leaks"),
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
     **dict.fromkeys(["LIBRARY_DIRS", "look_past"], "diagnosing"),  # no torch: a library says so before anything runs

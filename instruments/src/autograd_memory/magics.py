@@ -1,9 +1,12 @@
 """IPython and Jupyter: ``%load_ext autograd_memory`` gives three magics.
 
-* ``%%find_leaks [--steps N] [--warmup W]``: the cell's body is the step, run in your namespace (as the cell
-  would run, ``warmup + steps`` times); shows the :func:`~autograd_memory.find_leaks` report, whose rows name
-  ``cell [N], line L`` with the cell's own line numbers.
-* ``%%timeline [--model NAME] [--optimizer NAME]``: the same for :func:`~autograd_memory.timeline` (run once).
+* ``%%find_leaks [--steps N] [--warmup W] [--snapshot PATH]``: the cell's body is the step, run in your namespace
+  (as the cell would run, ``warmup + steps`` times); shows the :func:`~autograd_memory.find_leaks` report, whose rows
+  name ``cell [N], line L`` with the cell's own line numbers. ``--snapshot`` runs the step once more under
+  :func:`~autograd_memory.timeline` and writes that step's memory for PyTorch's viewer: ``PATH.html`` the offline
+  viewer, ``PATH.pickle`` the snapshot (for pytorch.org/memory_viz).
+* ``%%timeline [--model NAME] [--optimizer NAME] [--snapshot PATH]``: the same for
+  :func:`~autograd_memory.timeline` (run once; ``--snapshot`` writes that run's).
 * ``%memory``: the readings now: process RSS (and its peak), the device's counters, and the bytes of the
   tensors Python objects hold.
 
@@ -11,6 +14,7 @@ Only public IPython API is used (``register_magic_function``, ``transform_cell``
 """
 import argparse
 import gc
+import os
 import shlex
 import types
 
@@ -51,6 +55,26 @@ _LEAKS.add_argument("--warmup", type=int, default=1)
 _TIMELINE = _parser("timeline", "the cell's body is the step, run once")
 _TIMELINE.add_argument("--model", metavar="NAME")
 _TIMELINE.add_argument("--optimizer", metavar="NAME")
+for _magic in (_LEAKS, _TIMELINE):
+    _magic.add_argument("--snapshot", metavar="PATH", help="write the step's memory: PATH.html (viewer) or PATH.pickle")
+_WRITERS = {".html": "save_html", ".pickle": "save_snapshot"}  # the Timeline method that writes each
+
+
+def _snapshot_writer(path):
+    """The Timeline method that writes ``path``, checked before anything runs."""
+    suffix = os.path.splitext(path)[1] if path is not None else None
+    if path is not None and suffix not in _WRITERS:
+        raise _usage_error(f"--snapshot {path}: name a .html file (PyTorch's memory viewer, offline) or a .pickle "
+                           "file (the snapshot, for pytorch.org/memory_viz)")
+    return _WRITERS.get(suffix)
+
+
+def _write(memory, writer, path):
+    from .formats.units import format_bytes
+
+    getattr(memory, writer)(path)
+    what = "PyTorch's memory viewer, offline" if writer == "save_html" else "the memory snapshot, for pytorch.org/memory_viz"
+    print(f"{path}: {what}, of one step: allocations {memory.allocations}, peak {format_bytes(memory.peak)}")
 
 
 def find_leaks_magic(line, cell):
@@ -59,7 +83,14 @@ def find_leaks_magic(line, cell):
     from .diagnosing.leaks import find_leaks
 
     args = _parse(_LEAKS, line)
-    return find_leaks(_step_from_cell(get_ipython(), cell), steps=args.steps, warmup=args.warmup)
+    writer = _snapshot_writer(args.snapshot)
+    step = _step_from_cell(get_ipython(), cell)
+    report = find_leaks(step, steps=args.steps, warmup=args.warmup)
+    if writer is not None:
+        from .diagnosing.memory_timeline import timeline
+
+        _write(timeline(step), writer, args.snapshot)
+    return report
 
 
 def timeline_magic(line, cell):
@@ -69,13 +100,17 @@ def timeline_magic(line, cell):
 
     shell = get_ipython()
     args = _parse(_TIMELINE, line)
+    writer = _snapshot_writer(args.snapshot)
     named = {}
     for option in ("model", "optimizer"):
         name = getattr(args, option)
         if name is not None and name not in shell.user_ns:
             raise _usage_error(f"--{option} {name}: no such variable in this notebook")
         named[option] = shell.user_ns[name] if name is not None else None
-    return timeline(_step_from_cell(shell, cell), **named)
+    memory = timeline(_step_from_cell(shell, cell), **named)
+    if writer is not None:
+        _write(memory, writer, args.snapshot)
+    return memory
 
 
 def memory_magic(line=""):

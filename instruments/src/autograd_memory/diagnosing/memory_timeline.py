@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..formats.memory_snapshot import memory_snapshot
 from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import GraphMemory, LiveTensors, Saved, tensors_in
 from ..seams import torch_internals as internals
-from .sites import creation_site, source_location, source_text
+from ..views.memory_viewer import VIEWS, save_snapshot, save_viewer, viewer_frame
+from .sites import creation_site, frame_file, python_stack, source_location, source_text
 from .steps import call_step, check_step
 
 __all__ = ["timeline", "Timeline", "KINDS"]
@@ -56,15 +58,29 @@ class _OpRecorder(LiveTensors):
         self.events = []  # (samples taken so far, serial, +/- bytes): sample i shows the events up to i
         self.ops = []  # (op name, site) of each sample
         self.total = []  # live bytes at each sample
+        # for the memory snapshot: every allocation and free in order, (sample, "alloc" or "free", device, address,
+        # bytes, Python stack), and serial -> (device, address, bytes, stack) of each live storage
+        self.blocks, self.placed = [], {}
 
     def _on_new_storage(self, key, nbytes, device):
         number = self.serial[key] = len(self.events)
         self.events.append((len(self.total), number, nbytes))
+        self._place(number, self._refs[key](), device)
+
+    def _place(self, number, storage, device):
+        """Note where a storage lives, and the stack that made it (none for one tracked before the step)."""
+        if storage is not None and storage.nbytes():  # an empty storage has no memory to draw
+            stack = python_stack(self._owner) if self.total else ()
+            place = self.placed[number] = (device, storage.data_ptr(), storage.nbytes(), stack)
+            self.blocks.append((len(self.total), "alloc", *place))
 
     def _on_free_storage(self, key, nbytes, device):
         number = self.serial.pop(key, None)
+        place = self.placed.pop(number, None)
         if number is not None and self.active:
             self.events.append((len(self.total), number, -nbytes))
+            if place is not None:
+                self.blocks.append((len(self.total), "free", *place))
 
     def _recount(self, storage):
         """A storage grown in place (``resize_``, ``out=``): its growth is an event too, so the kinds add up."""
@@ -74,6 +90,10 @@ class _OpRecorder(LiveTensors):
         number = self.serial.get(id(storage))
         if before is not None and number is not None and storage.nbytes() != before:
             self.events.append((len(self.total), number, storage.nbytes() - before))
+            place = self.placed.pop(number, None)  # grown in place is, for an allocator, freed and allocated anew
+            if place is not None:
+                self.blocks.append((len(self.total), "free", *place))
+            self._place(number, storage, ref.device)
 
     def _install(self):
         self._in_optimizer, self._highest = 0, -1
@@ -174,6 +194,9 @@ class Timeline(ShowsAsText):
     sites: list = field(repr=False)
     total: list = field(repr=False)   # live bytes after each op
     by_kind: dict = field(repr=False)  # kind -> live bytes after each op
+    # every allocation and free: (op index, "alloc" or "free", device, address, bytes, ((code, line), ...) innermost
+    # first); op index 0 holds the storages alive at the start (tracked, with no stack)
+    blocks: list = field(default_factory=list, repr=False)
 
     @property
     def phases(self):
@@ -209,6 +232,54 @@ class Timeline(ShowsAsText):
 
     def _repr_html_(self):
         return "<pre>" + html.escape(str(self)) + "</pre>"
+
+    @property
+    def allocations(self):
+        """How many storages the step allocated (an empty one allocates nothing; one grown in place, twice)."""
+        return sum(1 for index, action, *_ in self.blocks if action == "alloc" and index)
+
+    @property
+    def alive_at_start(self):
+        """How many storages of the model and the optimizer were alive when the step began."""
+        return sum(1 for index, *_ in self.blocks if not index)
+
+    def to_snapshot(self):
+        """This step as PyTorch's memory snapshot (``torch.cuda.memory._snapshot()``'s format, which
+        pytorch.org/memory_viz reads; :mod:`autograd_memory.formats.memory_snapshot` says what each field holds): an
+        allocation per storage at its ``data_ptr()``, with the Python stack that made it; each is its own segment.
+        Device indices: ``cuda:N`` is N, as in a CUDA snapshot; other devices (``cpu``) follow the CUDA devices
+        (``torch.cuda.device_count()``), as ``torch.cuda._memory_viz.profile_plot`` numbers them.
+
+        >>> kept = []
+        >>> snapshot = timeline(lambda: kept.append(torch.ones(256))).to_snapshot()
+        >>> [(event["action"], event["size"]) for event in snapshot["device_traces"][-1]]
+        [('segment_alloc', 1024), ('alloc', 1024)]
+        """
+        indices = {}
+        cuda = torch.cuda.device_count()
+        for _, _, device, *_ in self.blocks:
+            if device not in indices:
+                indices[device] = (int(device.partition(":")[2] or 0) if device.startswith("cuda")
+                                   else cuda + sum(1 for name in indices if not name.startswith("cuda")))
+        events = [(action, indices[device], address, nbytes, [(frame_file(code), line, code.co_name) for code, line in stack])
+                  for index, action, device, address, nbytes, stack in self.blocks if index]
+        alive = [(indices[device], address, nbytes) for index, _, device, address, nbytes, _ in self.blocks if not index]
+        count = max([cuda - 1, *indices.values()]) + 1
+        return memory_snapshot(events, alive_before=alive, devices=count)
+
+    def save_snapshot(self, path):
+        """Pickle :meth:`to_snapshot` to ``path`` as ``torch.cuda.memory._dump_snapshot`` does: drop it on
+        pytorch.org/memory_viz, or read it with ``python -m torch.cuda._memory_viz``. Returns the path."""
+        return save_snapshot(self.to_snapshot(), path)
+
+    def save_html(self, path, view=VIEWS[0]):
+        """Write PyTorch's memory viewer of this step to ``path``: one HTML file that opens from disk with no network
+        (:mod:`autograd_memory.views.memory_viewer`). Returns the path."""
+        return save_viewer(self.to_snapshot(), path, view, title=f"Memory of one step: {len(self.ops) - 2} ops")
+
+    def viewer(self, view=VIEWS[0], height=480):
+        """PyTorch's memory viewer of this step, inline in a notebook (the page of :meth:`save_html` in an iframe)."""
+        return viewer_frame(self.to_snapshot(), view, height)
 
     def plot(self, ax=None, title="Memory of one training step, op by op"):
         """A stacked area of the kinds over the ops, the phases shaded, the peak annotated. Returns the figure."""
@@ -284,7 +355,8 @@ def timeline(step, model=None, optimizer=None):
         kinds.update(before)
         kinds.update(_kinds(ops, params, optimizer))
         events, names, total = list(ops.events), ops.ops, ops.total
-    return _resolve(events, names, total, kinds)
+        blocks = [block for block in ops.blocks if block[0] < len(total)]  # as events: none after the last sample
+    return _resolve(events, names, total, kinds, blocks)
 
 
 def _tensors_of_kinds(params, optimizer):
@@ -302,7 +374,7 @@ def _kinds(ops, params, optimizer):
     return kinds
 
 
-def _resolve(events, ops, total, kinds):
+def _resolve(events, ops, total, kinds, blocks):
     """Replay the births and deaths op by op, adding each storage's bytes to its kind."""
     changes = {kind: [0] * len(total) for kind in KINDS}  # kind -> its change in bytes at each sample
     for index, serial, nbytes in events:
@@ -310,4 +382,4 @@ def _resolve(events, ops, total, kinds):
             changes[kinds.get(serial, "other")][index] += nbytes
     by_kind = {kind: list(itertools.accumulate(change)) for kind, change in changes.items()}
     labels = [(_op_names.get(id(op)) or _op_names.setdefault(id(op), (str(op), op)))[0] for op, _ in ops]
-    return Timeline(labels, [site for _, site in ops], total, by_kind)
+    return Timeline(labels, [site for _, site in ops], total, by_kind, blocks)

@@ -15,9 +15,11 @@ from threading import get_ident
 import torch
 
 from ..optional.ipython_internals import cell_number as _cell_number
+from ..seams.torch_internals import DISPATCH_WRAPPER_FILES
 from . import LIBRARY_DIRS
 
-__all__ = ["creation_site", "creation_site_and_caller", "source_location", "source_text", "PHASES"]
+__all__ = ["creation_site", "creation_site_and_caller", "python_stack", "frame_file", "source_location", "source_text",
+           "PHASES"]
 
 PHASES = ("", "backward", "optimizer")  # what the frames above the learner's line were doing
 
@@ -100,6 +102,53 @@ def creation_site_and_caller(owner_thread, step_code=None):
     if caller is None:
         return code, frame.f_lineno, phase, None, 0
     return code, frame.f_lineno, phase, caller.f_code, caller.f_lineno
+
+
+def python_stack(owner_thread):
+    """``((code, line), ...)``: every Python frame from the caller outward, innermost first, less the instruments'
+    own (``autograd_memory``'s); on autograd's CUDA threads, the frames of ``owner_thread`` (as
+    :func:`creation_site`). The stack a memory snapshot shows for an allocation, kept as code objects (cheap).
+
+    >>> import threading
+    >>> code, line = python_stack(threading.get_ident())[0]
+    >>> code.co_filename.startswith("<doctest")
+    True
+    """
+    frame, stack, kinds = _frame_of(owner_thread), [], _stack_kind
+    while frame is not None:  # the meter's dispatch mode, and torch's wrappers around it
+        kind = kinds.get(id(frame.f_code)) or _stack_classify(frame.f_code)
+        if kind == _SHOWN:
+            break
+        frame = frame.f_back
+    while frame is not None:
+        code = frame.f_code
+        if (kinds.get(id(code)) or _stack_classify(code)) != _INSTRUMENTS:
+            stack.append((code, frame.f_lineno))
+        frame = frame.f_back
+    return tuple(stack)
+
+
+_SHOWN, _INSTRUMENTS, _WRAPPER = 1, 2, 3  # how python_stack treats a code object's frames
+_stack_kind = {}  # id(code object) -> one of the three; the code object is kept in _classified, so its id stays its own
+
+
+def _stack_classify(code):
+    filename = code.co_filename
+    kind = (_INSTRUMENTS if filename.startswith(LIBRARY_DIRS[0])  # autograd_memory/, always first
+            else _WRAPPER if filename.startswith(DISPATCH_WRAPPER_FILES) else _SHOWN)
+    _classified.append(code)
+    _stack_kind[id(code)] = kind
+    return kind
+
+
+def frame_file(code):
+    """A code object's file for people: ``cell [12]`` for a notebook cell, else its path.
+
+    >>> frame_file(frame_file.__code__).endswith("sites.py")
+    True
+    """
+    cell = _cell_number(code.co_filename)
+    return code.co_filename if cell is None else f"cell [{cell}]"
 
 
 def source_location(code, line):

@@ -9,6 +9,7 @@ tests/test_graph_views.py tests/test_graphs.py``).
 [40]
 """
 import gc
+import os
 import sys
 
 import torch
@@ -24,7 +25,7 @@ __all__ = [
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
     "saved_tensors_of", "accumulated_leaf", "sequence_number", "made_at", "hook_number", "in_backward", "graph_task_id",
     "register_optimizer_step_hooks",
-    "eval_frame_callback",
+    "eval_frame_callback", "DISPATCH_WRAPPER_FILES",
 ]
 
 # Relies on: torch.utils._python_dispatch (private) -- the mode stack's top, used to check that meters
@@ -36,6 +37,12 @@ current_dispatch_mode = _get_current_dispatch_mode
 # subclasses' __torch_dispatch__ for plain tensors. Guarded by graphs.py's _alias doctest and by
 # test_meter_edge_cases.py::test_sparse_tensors_count_their_component_storages.
 dispatch_disabled = torch._C._DisableTorchDispatch
+
+# Relies on: torch wrapping a dispatch mode's __torch_dispatch__ in torch._disable_dynamo (torch/_compile.py), which
+# calls dynamo's disable wrapper (torch/_dynamo/): between the code that ran an op and the mode's own frames, a Python
+# stack shows these files' frames. Guarded by test_memory_snapshot.py::test_an_allocations_first_frame_is_the_line_that_made_it.
+_TORCH_DIR = os.path.dirname(torch.__file__)
+DISPATCH_WRAPPER_FILES = (os.path.join(_TORCH_DIR, "_compile.py"), os.path.join(_TORCH_DIR, "_dynamo") + os.sep)
 
 _aten = torch.ops.aten
 # Relies on: aten op names. lift_fresh wraps data built outside the dispatcher (torch.tensor, as_tensor,

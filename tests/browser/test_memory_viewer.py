@@ -1,0 +1,74 @@
+"""PyTorch's memory viewer of a CPU training step, opened from disk in chromium with every network request aborted.
+
+The page ``Timeline.save_html`` writes (MemoryViz.js and d3 inlined, the step's snapshot embedded) must load nothing,
+and its Active Memory Timeline must draw the step's allocations: one band per storage the timeline saw (those alive
+at the start, and each the step allocated), of the timeline's sizes, stacked to the timeline's peak; hovering the
+largest band shows the line of the step that made it. The bands are read from the page: d3 keeps each polygon's data
+on it (``__data__``: its size and its offsets over time). A screenshot goes to ``artifacts/memory_viewer/``.
+"""
+import torch
+from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
+
+import autograd_memory as am
+
+SHOTS = ROOT / "artifacts" / "memory_viewer"
+# each band of the Active Memory Timeline's plot (the first svg; the second is the minimap): its element, size and top
+BANDS = """() => Array.from(document.querySelectorAll('svg')[0].querySelectorAll('polygon'), polygon => {
+    const band = polygon.__data__;
+    const tops = band.offsets.map((offset, i) => offset + (Array.isArray(band.size) ? band.size[i] || 0 : band.size));
+    return {elem: band.elem, size: band.size, top: Math.max(...tops)};
+})"""
+
+
+def training_step():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.Tanh(), torch.nn.Linear(256, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    data = torch.randn(512, 64)
+    target = data[:, :1].sin()
+
+    def train_step():
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+    train_step()  # Adam's state exists from here on
+    return train_step, model, optimizer
+
+
+def test_the_viewer_draws_a_cpu_steps_allocations_offline(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    memory = am.timeline(*training_step())
+    page_file = memory.save_html(tmp_path / "step.html")
+    sizes = sorted(nbytes for index, action, _, _, nbytes, _ in memory.blocks if action == "alloc" or not index)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            requests, errors = [], []
+            context.route("**/*", lambda route: (requests.append(route.request.url), route.abort())
+                          if not route.request.url.startswith("file:") else route.continue_())
+            page = context.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(page_file.as_uri())
+            page.wait_for_function("() => document.querySelectorAll('svg polygon').length > 1", timeout=20_000)
+            assert page.locator("select").nth(1).input_value() == "Active Memory Timeline"
+            bands = page.evaluate(BANDS)
+            drawn = [band for band in bands if band["elem"] != "summarized"]
+            largest = page.locator("svg").first.locator("polygon").nth(
+                max(range(len(bands)), key=lambda i: bands[i]["size"] if bands[i]["elem"] != "summarized" else -1))
+            largest.hover(force=True)
+            context_text = page.locator("pre").last.inner_text()
+            page.screenshot(path=str(SHOTS / "cpu_step.png"))
+        finally:
+            browser.close()
+    assert requests == [], f"the page tried the network: {requests}"
+    assert errors == [], f"the page raised: {errors}"
+    assert len(drawn) == memory.allocations + memory.alive_at_start, (
+        f"{len(drawn)} bands drawn for {memory.allocations} allocations and {memory.alive_at_start} storages alive at the start")
+    assert sorted(band["size"] for band in drawn) == sizes, "each band is one storage, of its size"
+    assert max(band["top"] for band in bands) == memory.peak, "the bands stack to the timeline's peak"
+    assert "test_memory_viewer.py:" in context_text and ":train_step" in context_text, (
+        f"the largest band's stack should name the step's line: {context_text}")
