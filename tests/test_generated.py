@@ -106,6 +106,7 @@ def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path
     built = subprocess.run([sys.executable, "-m", "tools", "build"], cwd=copy, capture_output=True, text=True, timeout=300)
     wrote = [line for line in built.stdout.splitlines() if "] wrote " in line]
     assert len(wrote) == len(set(wrote)), f"each file written once, in dependency order: {wrote}"
+    assert built.returncode == 0, "a stale measured record is reported, not a failure: `make measure` builds after it"
     checked = subprocess.run([sys.executable, "-m", "tools", "check"], cwd=copy, capture_output=True, text=True, timeout=120)
     stale = checked.stdout.splitlines()
     assert len(stale) == 2 and stale[0].startswith("[notebook run times] stale (run `make measure`): 08_throwaway") and (
@@ -203,7 +204,7 @@ def test_a_newcomer_adds_notebook_08_as_contributing_says_and_the_fast_suite_pas
     nbformat.write(_newcomers_notebook(), copy / "notebooks" / NEWCOMER)
     (copy / "course.toml").write_text((copy / "course.toml").read_text() + NEWCOMER_ENTRY)
     built = subprocess.run([sys.executable, "-m", "tools", "build"], cwd=copy, capture_output=True, text=True, timeout=300)
-    assert built.returncode == 1 and "run `make measure`" in built.stdout, built.stdout + built.stderr
+    assert built.returncode == 0 and "run `make measure`" in built.stdout, built.stdout + built.stderr
     guide = copy / "docs" / "instructors.md"
     text = guide.read_text()
     at = text.index("<!-- checks-08:")
