@@ -226,8 +226,8 @@ def test_the_ranking_names_each_column_s_least_and_most_from_the_table():
 
 
 # Notebook 06's sentences that rank its methods, each tied to the check cell that asserts it on the measured table
-# (nbval runs those): a ranking sentence with no tie could disagree with the table, as "Hutchinson holds the least"
-# once did. A sentence the scan finds that ranks nothing measured (a prompt, an exercise) is listed apart.
+# (nbval runs those): a ranking sentence with no tie could disagree with the table.
+# A sentence the scan finds that ranks nothing measured (a prompt, an exercise) is listed apart.
 TIED = {
     "finite differences far above it, Hutchinson farther": "far above float32 rounding, and far below one Hutchinson probe",
     "the error stays far above the exact methods' rounding": "even at the best h, the finite differences err far above",
