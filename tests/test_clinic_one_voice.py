@@ -26,3 +26,16 @@ def test_find_leaks_advice_is_the_fix_the_checker_accepts(name):
     assert edits and all(old and new for old, new in edits), f"the advice for {name}.py names no line to edit:\n{report}"
     result = check_fix(name, lambda: edits if len(edits) > 1 else edits[0])
     assert result.passed, f"the checker refuses find_leaks' own fix for {name}.py ({edits!r}): {result}"
+
+
+@pytest.mark.parametrize("name", MYSTERIES)
+def test_every_edit_the_advice_offers_in_words_is_one_the_checker_accepts(name):
+    # beyond its edit, the advice's words may offer another ("or set .grad = None after each step"): the checker must
+    # accept that edit too, or the advice must not offer it
+    for row in report_of(name).rows:
+        if ".grad = None" in row.remedy.text:
+            offered = ("    optimizer.step()\n", f"    optimizer.step()\n    {row.kept_in} = None\n")
+            try:
+                check_fix(name, lambda: offered)  # noqa: B023 - called at once
+            except ExerciseFailed as refused:
+                pytest.fail(f"find_leaks offers {offered[1].strip()!r} for {name}.py; the checker refuses it: {refused}")

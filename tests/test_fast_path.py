@@ -47,6 +47,39 @@ def test_a_section_without_its_set_up_is_found():
     assert routes.closure(cells, section)[0] < section[0], "its closure takes in the set-up cell"
 
 
+SET_UP = re.compile(r"set-up cell, the code cell that starts `([^`]+)`")
+
+
+def section_5_as_written():
+    """07 §5's cells, with the set-up cell its text names (found by the words it says the cell starts with) first:
+    what a reader who came straight to §5 runs, following the instruction."""
+    cells = fast_path.notebook_cells(COURSE, "07")
+    section = list(range(*fast_path.stop_range(cells, fast_path.Stop("07_find_the_leak", "5 · Bring your own code", ""))))
+    said = [found[1] for i in section if cells[i].cell_type == "markdown" for found in SET_UP.finditer(cells[i].source)]
+    assert len(said) == 1, "07 §5 names its set-up cell once, as 'the code cell that starts `...`'"
+    named = [i for i, cell in enumerate(cells) if cell.cell_type == "code" and cell.source.startswith(said[0])]
+    assert len(named) == 1, f"one code cell of 07 starts {said[0]!r}: {named}"
+    return cells, [named[0], *section]
+
+
+def test_07_s_set_up_instruction_names_the_cell_that_binds_what_section_5_reads():
+    cells, as_written = section_5_as_written()
+    assert routes.missing_names(cells, as_written) == [], "the cell 07 §5 names binds every name §5 reads"
+
+
+@pytest.mark.slow
+def test_07_s_section_5_runs_as_its_set_up_instruction_says():
+    from nbclient import NotebookClient
+
+    from tools import executed
+
+    cells, as_written = section_5_as_written()
+    alone = nbformat.read(COURSE.notebook("07").path, as_version=4)
+    alone.cells = [cells[i] for i in as_written]
+    NotebookClient(alone, timeout=executed.CELL_TIMEOUT, kernel_name=executed.KERNEL,
+                   resources={"metadata": {"path": str(COURSE.folder("learner"))}}).execute()
+
+
 def test_00_05_and_the_readme_state_one_time_from_one_place():
     _, total = fast_path.minutes(COURSE)
     for marked in COURSE.fast_path["marked_in"]:

@@ -1,5 +1,8 @@
-"""course_utils.problems.laplacians: every method agrees with nested autograd (the pitfall does not), what each costs,
-the shipped benchmark."""
+"""course_utils.problems.laplacians: every method agrees with nested autograd (the pitfall does not), finite differences
+to their order, what each costs, the shipped benchmark, and 06's ranking sentences tied to its tables."""
+import re
+
+import nbformat
 import pytest
 import torch
 
@@ -174,3 +177,92 @@ def test_hutchinson_variance_is_the_variance_over_every_sign_vector(d):
     torch.testing.assert_close(estimates.mean(1), trace)                      # unbiased
     torch.testing.assert_close(laplacians.hutchinson_variance(model, points, dims),
                                (estimates - trace.unsqueeze(1)).pow(2).mean(1))
+
+
+def test_finite_differences_converge_at_order_two_where_truncation_wins():
+    model, points = float64_problem(2)
+    exact = laplacians.laplacian_nested(model, points, range(2))[2]
+    steps = [4e-2, 2e-2, 1e-2]  # float64: cancellation (eps / h^2, about 1e-12) is far below truncation here
+    errors = [(laplacians.laplacian_finite_difference(model, points, range(2), h)[2] - exact).abs().max().item()
+              for h in steps]
+    assert 1.9 < cu.convergence_order(steps, errors) < 2.1, errors
+
+
+def test_finite_differences_run_the_network_on_2d_plus_1_points_per_point_and_differentiate_nothing():
+    model, points = float64_problem(3, n=5)
+    seen = []
+    counted = lambda batch: seen.append(len(batch)) or model(batch)
+    with torch.no_grad():  # autograd.grad would raise here: no derivative is taken by autograd
+        u, gradient, laplacian = laplacians.laplacian_finite_difference(counted, points, range(3), h=1e-3)
+    assert seen == [(2 * 4 + 1) * 5], "one batch: each point and its 2d shifted copies (d = 4 input columns)"
+    u_ref, gradient_ref, laplacian_ref = laplacians.laplacian_nested(model, points, range(3))
+    torch.testing.assert_close(u, u_ref.detach())
+    torch.testing.assert_close(gradient, gradient_ref.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(laplacian, laplacian_ref.detach(), rtol=1e-4, atol=1e-5)
+    laplacians.laplacian_finite_difference(model, points, range(3))[2].sum().backward()
+    assert all(p.grad is not None for p in model.parameters()), "differentiable to the parameters, for training"
+
+
+def test_the_finite_difference_error_curve_is_a_v_with_its_bottom_near_the_fourth_root_of_eps():
+    model, points = TanhMLP(3, width=16, hidden_layers=2), pinn.sample_points(64)
+    steps = torch.logspace(-4, 0, 17).tolist()
+    errors = laplacians.finite_difference_errors(model, points, steps)
+    best = min(errors, key=errors.get)
+    theory = laplacians.finite_difference_step(torch.float32)
+    assert theory / 4 < best < 4 * theory and errors[steps[0]] > 100 * errors[best] < errors[steps[-1]], errors
+
+
+def test_the_ranking_names_each_column_s_least_and_most_from_the_table():
+    names = ["nested", "chunked", "Hutchinson", "torch.func"]
+    for seed in range(5):
+        numbers = torch.rand(3, 4, generator=torch.Generator().manual_seed(seed)).tolist()
+        rows = [{"method": name, "peak_bytes": round(1e6 * numbers[0][i]), "max_error": numbers[2][i],
+                 "saved_bytes": None if name == "torch.func" else round(1e6 * numbers[1][i])} for i, name in enumerate(names)]
+        for sentence, key in zip(laplacians.ranking(rows), ("peak_bytes", "saved_bytes", "max_error")):
+            measured = [row for row in rows if row[key] is not None]
+            least, most = min(measured, key=lambda row: row[key]), max(measured, key=lambda row: row[key])
+            assert f"least {least['method']} (" in sentence and f"most {most['method']} (" in sentence, (sentence, rows)
+        assert laplacians.ranking(rows)[1].endswith("not measured: torch.func")
+
+
+# Notebook 06's sentences that rank its methods, each tied to the check cell that asserts it on the measured table
+# (nbval runs those): a ranking sentence with no tie could disagree with the table.
+# A sentence the scan finds that ranks nothing measured (a prompt, an exercise) is listed apart.
+TIED = {
+    "finite differences far above it, Hutchinson farther": "far above float32 rounding, and far below one Hutchinson probe",
+    "the error stays far above the exact methods' rounding": "even at the best h, the finite differences err far above",
+    "the 4-chunk row of the table peaked at less than half": "4 chunks: one chunk's graph alive at a time",
+    "chunking it multiplies the two savings: the lowest row": "the forward Laplacian in chunks holds the least",
+    "the forward Laplacian in chunks holds the least": "the forward Laplacian in chunks holds the least",
+    "the forward Laplacian wins, modestly": "modestly at d = 2",
+    "where the forward Laplacian wins modestly": "modestly at d = 2",
+    "least near h = ε^(1/4)": "the least error sits within a factor 4 of h = eps^(1/4)",
+    "less than a backward per chunk, but for any loss": "a backward per chunk lowers the peak further than checkpointed",
+}
+NOT_A_RANKING = ("the method they expect to hold the least", "ask what they expect from the older",
+                 "Return the **largest** of", "the largest candidate chunk size that fits the budget")
+_METHOD = re.compile(r"Hutchinson|nested|forward Laplacian|torch\.func|chunk|finite difference|row sums|checkpoint|"
+                     r"save_on_cpu|float64", re.I)
+_RANKS = re.compile(r"\b(least|most|lowest|highest|smallest|largest|fastest|slowest|cheapest|wins?|less than|more than|"
+                    r"holds less|needs less|far above|far below)\b", re.I)
+
+
+def ranking_sentences(notebook):
+    """The statements (not questions) of a notebook's Markdown, speaker notes included, that name a method and rank."""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for sentence in re.split(r"(?<=[.!:;])\s+(?=[A-Z*(-])|\n- ", cell.source):
+                sentence = " ".join(sentence.split())
+                if not sentence.endswith("?") and _METHOD.search(sentence) and _RANKS.search(sentence):
+                    yield sentence
+
+
+def test_every_ranking_sentence_of_06_is_tied_to_an_assert_on_its_table():
+    notebook = nbformat.read(cu.laplacians.DATA.parent / "notebooks" / "06_which_laplacian.ipynb", as_version=4)
+    asserts = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code" and "assert" in cell.source)
+    untied = [sentence for sentence in ranking_sentences(notebook)
+              if not any(words in sentence for words in [*TIED, *NOT_A_RANKING])]
+    assert not untied, f"06 ranks methods in words no check cell asserts (assert it, or print it from the table): {untied}"
+    unasserted = {sentence: words for sentence, words in TIED.items() if words not in asserts}
+    assert not unasserted, f"these sentences' asserts are gone from 06: {unasserted}"
+

@@ -183,3 +183,17 @@ def test_the_tools_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(f"tools.{module}"))
     assert result.attempted >= 1 and result.failed == 0, f"tools/{module}.py's examples: {result}"
+
+
+def test_every_notebook_states_its_run_time_once_from_the_record_in_one_phrasing():
+    from tools import run_lines
+    from tools.reading_model import run_times
+
+    course, record = load(), run_times()
+    for index, path in enumerate(course.paths):
+        prose = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown")
+        assert run_lines.RUN_LINE.findall(prose) == [run_lines.run_line(path.stem, record, longest=index == 0)], (
+            f"{path.name}: its run line, from data/notebooks_cpu.json (run `make generate`)")
+        other = re.findall(r"[^.\n]*\b(?:under a minute|a minute and a half|about a minute)\b[^.\n]*", prose)
+        assert not other, f"{path.name} states a run time in other words: {other}"
+

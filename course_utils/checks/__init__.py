@@ -10,7 +10,9 @@ for every ``nbNN_<notebook>.py`` in this folder, listed in ``NOTEBOOK_CHECKERS``
   :func:`expect`, which calls it), so that every failure carries that prefix;
 * an error raised while the answer runs (a torch error in the learner's code, or one their answer causes) ->
   :class:`ExerciseFailed` too: the error's first line, the learner's line that raised it, and the idea a known torch
-  error reveals (:data:`TORCH_ERRORS`, which an exercise can refine with ``errors=``);
+  error reveals (:data:`TORCH_ERRORS`, which an exercise can refine with ``errors=``: an exercise whose answer runs
+  training steps passes :data:`LOOP_ERRORS`, and no other gets a training loop's advice); an answer that is the right
+  number of bytes in another unit is told so (:func:`unit_mistake`);
 * a right answer -> a short confirmation, usually with the number that proved it.
 
 >>> @exercise("Double it")
@@ -45,7 +47,7 @@ import autograd_memory
 from autograd_memory import ShowsAsText
 
 __all__ = ["ExerciseFailed", "ExerciseResult", "exercise", "expect", "fail", "NOTEBOOK_CHECKERS", "TORCH_ERRORS",
-           "explain_error"]
+           "LOOP_ERRORS", "explain_error", "unit_mistake"]
 
 
 class ExerciseFailed(AssertionError):
@@ -94,9 +96,13 @@ TORCH_ERRORS = (
      "without create_graph=True (retain_graph=True keeps the old graph alive; only create_graph=True records a graph "
      "of the derivative itself)"),
     ("backward through the graph a second time",
-     "a backward() reached a graph that an earlier backward() had already freed: something carried from one step to "
-     "the next (a state, a running total) still hangs on the old graph. Carry its value, .detach() or .item(), where "
-     "it is carried; retain_graph=True only silences the error by keeping every step's graph alive"),
+     "a backward() or autograd.grad reached a graph that an earlier one had already freed: each frees the graph it "
+     "runs through unless told to keep it. A derivative you differentiate again needs create_graph=True where it is "
+     "taken; retain_graph=True keeps a graph for one more pass, and records nothing new"),
+    ("differentiated Tensors does not require grad",
+     "you ask for a derivative with respect to a tensor that does not require grad: a .detach()-ed copy (a new tensor "
+     "the output was not computed from), or one made without requires_grad=True. Differentiate with respect to the "
+     "tensor the forward pass used, and give it requires_grad=True (x.requires_grad_()) before the forward pass"),
     ("appears to not have been used in the graph",
      "you ask for a derivative with respect to a tensor the output was not computed from: a slice such as points[:, 0], "
      "or a detached copy, is a new tensor. Differentiate with respect to the tensor the forward pass used, then take "
@@ -129,6 +135,42 @@ TORCH_ERRORS = (
     ("Expected all tensors to be on the same device",
      "the tensors of one operation must be on one device: move them with .to(device)"),
 )
+
+# What the same torch error means where a training loop carries something from one step to the next (an exercise whose
+# answer runs steps passes these as its ``errors``): without a loop, this advice would misdirect.
+LOOP_ERRORS = {
+    "backward through the graph a second time":
+        "a backward() reached a graph that an earlier backward() had already freed: something carried from one step to "
+        "the next (a state, a running total) still hangs on the old graph. Carry its value, .detach() or .item(), where "
+        "it is carried; retain_graph=True only silences the error by keeping every step's graph alive",
+}
+
+# A number of bytes given in another unit: (what it was given in, bytes per unit).
+_UNITS = (("kB", 1000), ("KiB", 1024), ("MB", 1000 ** 2), ("MiB", 1024 ** 2), ("float32 numbers, 4 bytes each", 4))
+
+
+def unit_mistake(answer, right) -> Optional[str]:
+    """What an answer that should be ``right`` bytes says when it is the same size in another unit (kB, KiB, MB, MiB,
+    float32 numbers; within the 1 % of a number read off a printed size) or the text a size prints as; None otherwise.
+
+    >>> unit_mistake(1.5, 1536)
+    'that is the size in KiB (1.5 x 1024 = 1536): the exercise asks for bytes, a whole number (multiply by 1024)'
+    >>> unit_mistake("1.54 kB", 1536)
+    "that is a size as text ('1.54 kB'), not a number: return the bytes, an int (format_bytes writes sizes for people)"
+    >>> unit_mistake(1536, 1536) is None and unit_mistake(7, 1536) is None
+    True
+    """
+    if isinstance(answer, str) and any(ch.isdigit() for ch in answer):
+        return (f"that is a size as text ({answer!r}), not a number: return the bytes, an int (format_bytes writes "
+                "sizes for people)")
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not right or answer == right:
+        return None
+    unit, size = min(_UNITS, key=lambda found: abs(answer * found[1] - right))
+    if abs(answer * size - right) > 0.01 * abs(right):
+        return None
+    return (f"that is the size in {unit} ({answer:g} x {size} = {answer * size:g}): the exercise asks for bytes, a "
+            f"whole number (multiply by {size})")
+
 
 _LIBRARIES = tuple(str(path) + os.sep for path in (pathlib.Path(torch.__file__).parent,
                                                    pathlib.Path(autograd_memory.__file__).parent,

@@ -8,6 +8,7 @@
 The logging exercise runs on the fixed problem :func:`training_problem` builds, so the learner's code and the
 checker see the same model and data.
 """
+import functools
 from typing import Callable
 
 import torch
@@ -15,7 +16,7 @@ import torch
 from autograd_memory import GraphMemory, LiveTensors, Trace, format_bytes
 
 from ..problems.models import mlp_problem
-from . import exercise, expect, fail
+from . import LOOP_ERRORS, exercise, expect, fail, unit_mistake
 
 __all__ = ["ANSWERS", "OPS", "saved_kind", "check_saved_prediction", "training_problem", "logging_steps",
            "check_saved_growth"]
@@ -110,21 +111,29 @@ def _growth(step, meter=GraphMemory, steps=5):
     return trace.growth_per_step("bytes")
 
 
-@exercise("Measure which logging line keeps a graph")
+@functools.cache
+def _reference_growth(name):
+    """What ``GraphMemory`` sees step ``name`` keep per call: exact bytes of a seeded problem, measured once."""
+    return _growth(logging_steps()[name])
+
+
+@exercise("Measure which logging line keeps a graph", errors=LOOP_ERRORS)
 def check_saved_growth(saved_growth):
     """``saved_growth(step) -> bytes``: the bytes *saved for backward* that stay alive per call of ``step``
     (a zero-argument training step from :func:`logging_steps`), measured with ``GraphMemory``."""
     found = []
     for name in sorted(logging_steps()):
         answer = saved_growth(logging_steps()[name])
-        measured = _growth(logging_steps()[name])
+        measured = _reference_growth(name)
         if isinstance(answer, (int, float)) and round(answer) == round(measured):
             found.append(f"{name}: {format_bytes(measured, signed=True)}/step")
             continue
         live = (" That is the live meter's growth (LiveTensors counts every tensor, the logged loss's own storage too); "
                 "the exercise asks for what autograd saved for backward." if isinstance(answer, (int, float))
                 and round(answer) == round(_growth(logging_steps()[name], LiveTensors)) else "")
+        unit = unit_mistake(answer, round(measured))
         fail(f"step {name}: autograd keeps {format_bytes(measured, signed=True)} more saved tensors after every call, "
-             f"you measured {answer!r}.{live} Run step() several times inside one `with cu.GraphMemory() as graph:` "
+             f"you measured {answer!r}" + (f": {unit}." if unit else f".{live}")
+             + " Run step() several times inside one `with cu.GraphMemory() as graph:` "
              "block, read graph.bytes after each call, and take the growth per call (cu.Trace.growth_per_step does it).")
     return "; ".join(found) + ". Only a tensor kept with its graph costs saved bytes; a running total costs nodes."

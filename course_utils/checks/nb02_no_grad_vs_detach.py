@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from autograd_memory import GraphMemory, format_bytes
 
 from ..problems.models import mlp_problem
-from . import exercise, expect
+from . import exercise, expect, unit_mistake
 
 __all__ = ["evaluations", "check_saved_peaks", "check_frozen_body"]
 
@@ -51,20 +51,30 @@ def check_saved_peaks(saved_peak):
     found = []
     for name, evaluate in sorted(evaluations().items()):
         model, batches = mlp_problem()
+        modes = []  # the grad mode each call of the evaluation found: off if the measurement itself turned it off
+
+        def called_as_given(model, batches, evaluate=evaluate):
+            modes.append(torch.is_grad_enabled() and not torch.is_inference_mode_enabled())
+            return evaluate(model, batches)
         try:
-            answer = saved_peak(evaluate, model, batches)
+            answer = saved_peak(called_as_given, model, batches)
             grad_left_on = torch.is_grad_enabled()
         finally:
             torch.set_grad_enabled(True)  # whatever the answer did, the rest of the notebook records again
         expect(grad_left_on, "after saved_peak() grad mode was still off: every later training step would silently "
                              "record nothing. Use `with torch.no_grad():`, which restores the mode when the block ends.")
+        expect(all(modes), f"evaluation {name}: your measurement ran under torch.no_grad() (or inference_mode): grad "
+                           "mode was off when the evaluation was called, so nothing any of them does is recorded, and "
+                           "every peak reads 0. The exercise asks what each evaluation records as it is: call it inside "
+                           "GraphMemory only, with grad mode as the notebook leaves it (on).")
         with GraphMemory() as graph:
             evaluate(model, batches)
+        unit = unit_mistake(answer, graph.peak)
         expect(isinstance(answer, int) and answer == graph.peak,
                f"evaluation {name}: autograd saved at most {format_bytes(graph.peak)} at once, you measured "
-               f"{answer!r}. Which meter counts what autograd saves for backward? And since graph.bytes after the call is "
-               "0 for all of them (each graph dies with its loss), which of its readings remembers the most it held "
-               "while the call ran?")
+               f"{answer!r}" + (f": {unit}." if unit else ". Which meter counts what autograd saves for backward? And "
+                                "since graph.bytes after the call is 0 for all of them (each graph dies with its loss), "
+                                "which of its readings remembers the most it held while the call ran?"))
         found.append(f"{name}: {format_bytes(graph.peak)}")
     return "; ".join(found) + ". Only the grad mode decides; model.eval() and a detach after the fact record it all."
 

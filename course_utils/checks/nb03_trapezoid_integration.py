@@ -5,6 +5,7 @@
 >>> check_budget(integral_within_budget).status
 'not attempted'
 """
+import difflib
 import math
 
 import torch
@@ -44,7 +45,9 @@ def check_scenarios(choose):
     expect(isinstance(answers, dict), f"answers should be a dict like {{'report': 'no_grad', ...}}, got {type(answers).__name__}")
     expect(set(answers) == set(SCENARIOS), f"answer exactly the scenarios {sorted(SCENARIOS)}; got {sorted(answers)}")
     odd = {key: value for key, value in answers.items() if value not in ("no_grad", "grad")}
-    expect(not odd, f"each answer is the string 'no_grad' or 'grad'; these are not: {odd}")
+    near = {value: difflib.get_close_matches(str(value), ("no_grad", "grad"), n=1) for value in odd.values()}
+    expect(not odd, f"each answer is the string 'no_grad' or 'grad'; these are not: {odd}"
+                    + "".join(f" ({value!r}: did you mean {found[0]!r}?)" for value, found in near.items() if found))
     wrong = [key for key in SCENARIOS if answers[key] != _RIGHT[key]]
     expect(not wrong, " | ".join(f"{key}: {_WHY[key]}" for key in wrong))
     return "report and teacher under no_grad; the density's normaliser keeps its graph."

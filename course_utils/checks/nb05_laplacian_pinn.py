@@ -9,12 +9,14 @@ bytes (notebook 06's exercises are in :mod:`course_utils.checks.nb06_which_lapla
 Every checker builds its own small, seeded problem from :mod:`course_utils.problems.pinn`, so the learner's code and
 the checker see the same model and points.
 """
+import functools
+
 import torch
 
 from autograd_memory import GraphMemory, LiveTensors, Trace, format_bytes
 
 from ..problems import laplacians, pinn
-from . import exercise, expect
+from . import LOOP_ERRORS, exercise, expect, unit_mistake
 
 __all__ = ["mystery_steps", "check_diagnosis", "check_leak_bytes", "KINDS", "ROUNDS"]
 
@@ -56,7 +58,29 @@ def _measure(step, steps=6):
     return trace.growth_per_step("saved", skip=1), trace.growth_per_step("live", skip=1)
 
 
-@exercise("Diagnose three training steps with the meters")
+@functools.cache
+def _reference(points, name):
+    """:func:`_measure` of mystery step ``name`` on ``points`` points: exact bytes of a seeded problem, measured once."""
+    return _measure(mystery_steps(points=points)[name])
+
+
+@functools.cache
+def _kept_loss_bytes(n_points, name):
+    """The live bytes per step that ``history.append(loss)`` keeps, ``name`` one of ``"nested"``, ``"forward"``:
+    exact bytes, measured once."""
+    method = {"nested": laplacians.laplacian_nested, "forward": laplacians.laplacian_forward}[name]
+    model = pinn.HeatPINN(width=8, depth=2)
+    kept = []
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        loss = pinn.residual_loss(model, pinn.sample_points(n_points, seed=len(kept)), method=method)
+        loss.backward()
+        kept.append(loss)
+    return _measure(step, steps=4)[1]
+
+
+@exercise("Diagnose three training steps with the meters", errors=LOOP_ERRORS)
 def check_diagnosis(diagnose):
     """``diagnose(step) -> (kind, bytes per step)``: ``kind`` is ``"graph"`` if what the step keeps includes
     saved-for-backward tensors (a graph no ``backward()`` freed), ``"tensors"`` if it keeps live tensors but
@@ -68,17 +92,18 @@ def check_diagnosis(diagnose):
             answer = diagnose(mystery_steps(points=points)[name])
             expect(isinstance(answer, tuple) and len(answer) == 2 and answer[0] in KINDS,
                    f"return a pair (kind, bytes per step) with kind one of {KINDS}; got {answer!r}")
-            saved, live = _measure(mystery_steps(points=points)[name])
+            saved, live = _reference(points, name)
             kind = "graph" if saved > 0 else "tensors" if live > 0 else "nothing"
             step = f"step {name} on {points} points"
             expect(answer[0] == kind, f"{step}: you said {answer[0]!r}, but the graph meter grows by "
                                       f"{format_bytes(saved, signed=True)}/step and the live meter by "
                                       f"{format_bytes(live, signed=True)}/step. Run the step several times under "
                                       "LiveTensors and GraphMemory and read both.")
+            unit = unit_mistake(answer[1], round(live))
             expect(round(answer[1]) == round(live),
-                   f"{step}: the live tensors grow by {format_bytes(live, signed=True)}/step, not {answer[1]!r}. "
-                   "Measure each step you are given (what it keeps grows with its points), and skip the first "
-                   "step: it creates Adam's state.")
+                   f"{step}: the live tensors grow by {format_bytes(live, signed=True)}/step, not {answer[1]!r}"
+                   + (f": {unit}." if unit else ". Measure each step you are given (what it keeps grows with its "
+                                                 "points), and skip the first step: it creates Adam's state."))
             verdicts.append(f"{name}: {kind} ({format_bytes(live, signed=True)}/step)")
     return "; ".join(verdicts) + "."
 
@@ -88,20 +113,13 @@ def check_leak_bytes(kept_loss_bytes):
     """``kept_loss_bytes(n_points, laplacian) -> bytes``: what ``history.append(loss)`` keeps alive per
     training step of :func:`course_utils.problems.pinn.residual_loss` with ``n_points`` float32 collocation points and
     ``laplacian`` one of ``"nested"`` (:func:`~course_utils.problems.laplacians.laplacian_nested`) or ``"forward"``."""
-    methods = {"nested": laplacians.laplacian_nested, "forward": laplacians.laplacian_forward}
     for n_points in (32, 96):
-        for name, method in methods.items():
-            model = pinn.HeatPINN(width=8, depth=2)
-            kept = []
-
-            def step():
-                model.zero_grad(set_to_none=True)
-                loss = pinn.residual_loss(model, pinn.sample_points(n_points, seed=len(kept)), method=method)
-                loss.backward()
-                kept.append(loss)
-            _saved, measured = _measure(step, steps=4)
+        for name in ("nested", "forward"):
+            measured = _kept_loss_bytes(n_points, name)
             answer = kept_loss_bytes(n_points, name)
+            unit = unit_mistake(answer, round(measured))
             expect(answer == round(measured),
                    f"{n_points} points with the {name} Laplacian: a kept loss holds {format_bytes(measured)} per step, "
-                   f"you said {answer!r}. Which leaves does its graph point at, and which of them got a .grad?")
+                   f"you said {answer!r}" + (f": {unit}." if unit else ". Which leaves does its graph point at, and "
+                                             "which of them got a .grad?"))
     return "the law holds at 32 and 96 points, for the nested and the forward Laplacian."

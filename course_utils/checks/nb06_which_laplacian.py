@@ -8,6 +8,8 @@
 Every checker builds its own small, seeded problem from :mod:`course_utils.problems.pinn` and measures it with
 :mod:`course_utils.problems.laplacians`, so the learner's code and the checker see the same model and points.
 """
+import functools
+
 import torch
 
 from autograd_memory import format_bytes
@@ -24,15 +26,26 @@ def _laplacian_problem():
     return model, points
 
 
+_POSTED_BUG = "the posted PINN bug that notebook 05 analyses (its Part 1): second derivatives taken without create_graph=True"
 _LAPLACIAN_ERRORS = {
-    "does not require grad": "the first derivative carries no graph, so autograd.grad cannot differentiate it again: "
-                             "pass create_graph=True to the first autograd.grad. retain_graph=True only keeps u's graph "
-                             "alive; create_graph=True records the derivative's own graph, which the second one needs",
-    "not have been used in the graph": "autograd.grad was asked for a derivative with respect to a tensor that what it "
-                                       "differentiates was not computed from. A column slice points[:, k] is a new tensor that "
-                                       "u never saw, and a first derivative that was detached (or computed without "
-                                       "create_graph=True) no longer depends on points: differentiate with respect to "
-                                       "points, keep create_graph=True, and take column k of the result",
+    "backward through the graph a second time":
+        f"{_POSTED_BUG}. The first of them freed the graph of the first derivative, which the next one needs; and with "
+        "retain_graph=True instead, the Laplacian would carry no graph for the residual to train on. Pass "
+        "create_graph=True to every autograd.grad of the Laplacian, the second derivatives too",
+    "differentiated Tensors does not require grad":
+        "autograd.grad was asked for derivatives with respect to a tensor that does not require grad. points.detach() "
+        "is a new tensor (u was not computed from it), and points after requires_grad_(False) records nothing. "
+        "Differentiate with respect to points itself, as the checker gives it; in your own set-up, give the points "
+        "requires_grad=True before the forward pass (points.requires_grad_())",
+    "does not require grad and does not have a grad_fn":
+        "the first derivative carries no graph, so autograd.grad cannot differentiate it again: pass create_graph=True "
+        "to the first autograd.grad. retain_graph=True only keeps u's graph alive; create_graph=True records the "
+        "derivative's own graph, which the second one needs",
+    "not have been used in the graph":
+        "autograd.grad was asked for a derivative with respect to a tensor that what it differentiates was not computed "
+        "from. A column slice points[:, k] is a new tensor that u never saw, and a first derivative that was detached "
+        "(or computed without create_graph=True) no longer depends on points: differentiate with respect to points, "
+        "keep create_graph=True, and take column k of the result",
 }
 
 
@@ -44,6 +57,9 @@ def check_laplacian(laplacian):
     u = model(points)
     answer = laplacian(u, points)
     expect(isinstance(answer, torch.Tensor), f"return a tensor, got {type(answer).__name__}")
+    expect(tuple(answer.shape) != (len(points), 2),
+           f"you returned shape {tuple(answer.shape)}: u_xx and u_yy side by side, it seems. The Laplacian is their sum: "
+           "add the two columns, one number per point")
     expect(answer.numel() == len(points), f"return one number per point ({len(points)}), got shape {tuple(answer.shape)}")
     answer = answer.reshape(-1)
     at = points.detach()
@@ -71,8 +87,8 @@ def check_laplacian(laplacian):
                          "autograd.grad of u.sum() with respect to points gives (u_x, u_y, u_t); differentiate column 0 "
                          "again and keep column 0 (u_xx), the same for column 1 (u_yy), and add them.")
     expect(answer.grad_fn is not None,
-           "the values are right but carry no graph, so a residual built from them cannot train the network: "
-           "pass create_graph=True to both autograd.grad calls")
+           f"{_POSTED_BUG}: the values are right but carry no graph, so a residual built from them cannot train the "
+           "network (05 shows it training to the wrong answer). Pass create_graph=True to every autograd.grad call")
     answer.pow(2).sum().backward()
     expect(all(p.grad is not None for p in model.parameters()),
            "the result does not reach every parameter: keep create_graph=True and do not detach")
@@ -93,7 +109,14 @@ def chunk_problem():
 def _chunk_peaks():
     model = pinn.HeatPINN(width=32, depth=3, seed=2)
     points = pinn.sample_points(1024, seed=2)
-    return model, points, {size: _peak(model, points, size) for size in (128, 256, 512)}
+    return model, points, dict(_reference_peaks())
+
+
+@functools.cache
+def _reference_peaks():
+    """The peaks of chunks of 128, 256 and 512 on :func:`_chunk_peaks`' seeded problem: exact bytes, measured once."""
+    model, points = pinn.HeatPINN(width=32, depth=3, seed=2), pinn.sample_points(1024, seed=2)
+    return tuple((size, _peak(model, points, size)) for size in (128, 256, 512))
 
 
 def _budgets(peaks):
@@ -117,6 +140,11 @@ def check_chunk_size(choose):
     found = []
     for budget, right in _budgets(peaks).items():
         chunk_size = choose(model, points, budget)
+        expect(not isinstance(chunk_size, str), f"you returned text, not a number ({chunk_size!r}): return the chunk "
+                                                "size as an int, one of CHUNK_CANDIDATES")
+        expect(not (isinstance(chunk_size, (int, float)) and chunk_size > max(CHUNK_CANDIDATES)),
+               f"{chunk_size!r} is a number of bytes, not a chunk size, it seems: return the chunk size (points per "
+               f"chunk, one of {CHUNK_CANDIDATES}) whose step fits the budget, not the step's peak")
         expect(chunk_size in CHUNK_CANDIDATES, f"pick one of {CHUNK_CANDIDATES}, got {chunk_size!r}")
         if chunk_size == right:
             found.append(f"{format_bytes(budget)} -> chunks of {chunk_size}")

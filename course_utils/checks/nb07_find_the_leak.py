@@ -14,6 +14,7 @@ when ``optimizer.step()`` runs than the reference does (``retain_graph=True`` is
 >>> sorted(mystery("loss_history"))[-3:]
 ['step', 'targets', 'torch']
 """
+import functools
 import linecache
 import math
 import pathlib
@@ -22,7 +23,7 @@ import torch
 
 from autograd_memory import GraphMemory, find_leaks, format_bytes
 
-from . import exercise, expect, fail
+from . import LOOP_ERRORS, exercise, expect, fail
 
 __all__ = ["CLINIC", "MYSTERIES", "RECORDS", "mystery", "check_fix"]
 
@@ -164,9 +165,11 @@ def _shown(value, limit=80):
 
 
 def _expect_same_record(expression, purpose, fixed, reference):
-    """The fixed script keeps ``expression`` as the intended one does: the same numbers, no graph where it had none."""
+    """The fixed script keeps ``expression`` as the intended one does (``reference``: its numbers, and whether it held a
+    graph): the same numbers, no graph where it had none."""
+    reference, reference_graph = reference
     kept = _graph_in(fixed)
-    if kept is not None and _graph_in(reference) is None:
+    if kept is not None and not reference_graph:
         fail(f"`{expression}` ({purpose}) still holds a tensor with its graph (grad_fn={type(kept.grad_fn).__name__}): "
              "whatever holds it, a list, a one-element list, a dict, a tuple or an attribute, keeps that graph alive. "
              "Keep the number: .item().")
@@ -176,9 +179,29 @@ def _expect_same_record(expression, purpose, fixed, reference):
            "not the graph), never what is kept: the script must still record what it was written for.")
 
 
+@functools.cache
+def _reference(name):
+    """What the reference fix of script ``name`` does, run once (a seeded script: the same every time), as numbers:
+    its parameters and gradients after the steps, then in one more step the graph held when ``optimizer.step()`` runs,
+    the most held at once and what the step returned, and what the script records (:data:`RECORDS`; each with whether
+    it held a graph: truncated BPTT carries the step's own)."""
+    reference = mystery(name, _REFERENCE_FIXES[name])
+    for _ in range(_STEPS):
+        reference["step"]()
+    state = [(label, value.tolist(), None if grad is None else grad.tolist()) for label, value, grad in _state(reference)]
+    held, peak, returned = _one_more_step(reference)
+    records = {expression: _as_kept(eval(expression, reference)) for expression in RECORDS[name]}
+    return state, held, peak, _as_kept(returned), records
+
+
+def _as_kept(value):
+    """``value``'s numbers, and whether it holds a graph."""
+    return _numbers(value), _graph_in(value) is not None
+
+
 def check_fix(name, fix):
     """``fix()`` returns ``(leaking text, replacement)`` for mystery script ``name``."""
-    return exercise(f"Mystery {name!r}: find and fix the leak")(_check_fix)(name, fix)
+    return exercise(f"Mystery {name!r}: find and fix the leak", errors=LOOP_ERRORS)(_check_fix)(name, fix)
 
 
 def _check_fix(name, fix):
@@ -195,18 +218,18 @@ def _check_fix(name, fix):
     fixed, fixed_text = mystery(name, pairs), _fixed(text, pairs, f"{name}.py")
     report = find_leaks(fixed["step"], steps=_STEPS - 1, warmup=1)
     expect(not report.rows, f"the fixed script still grows every step:\n{report}")
-    reference = mystery(name, _REFERENCE_FIXES[name])
-    for _ in range(_STEPS):
-        reference["step"]()
-    for (label, value, grad), (_, value_ref, grad_ref) in zip(_state(fixed), _state(reference)):
+    state_ref, intended, intended_peak, returned_ref, records_ref = _reference(name)
+    for (label, value, grad), (_, value_ref, grad_ref) in zip(_state(fixed), state_ref):
+        value_ref = torch.tensor(value_ref, dtype=value.dtype)
+        grad_ref = None if grad_ref is None else torch.tensor(grad_ref, dtype=value.dtype)
         expect((grad is None) == (grad_ref is None) and (grad is None or torch.allclose(grad, grad_ref, atol=1e-6)),
                f"after {_STEPS} steps the gradient of {label} differs from the intended training's: the fix must "
                "stop the leak without changing what is learned (detach or .item() only what is logged or carried)")
         expect(torch.allclose(value, value_ref, atol=1e-6), f"after {_STEPS} steps {label} differs from the intended "
                                                             "training's: the fix changed the optimisation")
-    (held, peak, returned), (intended, intended_peak, returned_ref) = _one_more_step(fixed), _one_more_step(reference)
+    held, peak, returned = _one_more_step(fixed)
     for expression, purpose in RECORDS[name].items():
-        _expect_same_record(expression, purpose, eval(expression, fixed), eval(expression, reference))
+        _expect_same_record(expression, purpose, eval(expression, fixed), records_ref[expression])
     _expect_same_record("the value step() returns", "what the script prints", returned, returned_ref)
     expect(held <= intended,
            f"flat, but when optimizer.step() runs the fixed step still holds {format_bytes(held)} of graph, where the "

@@ -1,9 +1,10 @@
-"""Every way the course computes a Laplacian: seven methods, all with the signature
+"""Every way the course computes a Laplacian: eight methods, all with the signature
 ``method(model, points, dims) -> (u, gradient, laplacian)`` (shapes ``(N,)``, ``(N, d)``, ``(N,)``; ``dims`` are the
 input columns the Laplacian sums over) and all differentiable to the parameters: :func:`laplacian_nested`,
 :func:`laplacian_separate`, :func:`laplacian_vmap_hessian`, :func:`laplacian_forward_over_reverse`,
-:func:`laplacian_forward`, :func:`laplacian_hutchinson`, and the pitfall :func:`laplacian_row_sums`, which is *wrong*
-on purpose. :mod:`course_utils.problems.laplacians` measures what each costs (and names them all too).
+:func:`laplacian_forward`, :func:`laplacian_hutchinson`, :func:`laplacian_finite_difference` (approximate: its error
+depends on its step ``h``), and the pitfall :func:`laplacian_row_sums`, which is *wrong* on purpose.
+:mod:`course_utils.problems.laplacians` measures what each costs (and names them all too).
 
 >>> from course_utils.problems.models import TanhMLP
 >>> model = TanhMLP(3, width=16, hidden_layers=2)
@@ -17,7 +18,7 @@ import torch
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
            "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "hutchinson_variance",
-           "METHODS"]
+           "laplacian_finite_difference", "finite_difference_step", "METHODS"]
 
 def _as_leaf(points):
     return points.detach().requires_grad_(True)
@@ -137,6 +138,42 @@ def hutchinson_variance(model, points: torch.Tensor, dims) -> torch.Tensor:
                            for k in dims], dim=1)  # (N, d, d) over dims
     off_diagonal = hessian - torch.diag_embed(hessian.diagonal(dim1=1, dim2=2))
     return 2 * off_diagonal.pow(2).sum((1, 2))
+
+
+def finite_difference_step(dtype: torch.dtype = torch.float32) -> float:
+    """The step ``h`` at which a central second difference's two errors meet, by their orders: truncation grows as
+    ``h**2``, cancellation (two nearly equal values subtracted, then divided by ``h**2``) as ``eps / h**2``, so their
+    sum is least near ``eps ** (1/4)`` (the constants in front, the function's fourth derivative and its size, move
+    it by their fourth root only).
+
+    >>> round(finite_difference_step(torch.float32), 3), round(finite_difference_step(torch.float64), 5)
+    (0.019, 0.00012)
+    """
+    return torch.finfo(dtype).eps ** 0.25
+
+
+def laplacian_finite_difference(model, points: torch.Tensor, dims, h: float = None) -> tuple:
+    """APPROXIMATE: central differences, ``u_kk ~ (u(x + h e_k) - 2 u(x) + u(x - h e_k)) / h**2`` and
+    ``u_k ~ (u(x + h e_k) - u(x - h e_k)) / 2h``: ``2d + 1`` network evaluations per point (``d`` input columns), in
+    one batch, and no derivative taken by autograd, so no ``create_graph``: the graph is the forward pass's only.
+    Its error is truncation (``~ h**2``) plus cancellation (``~ eps / h**2``); ``h`` defaults to
+    :func:`finite_difference_step` of the points' dtype.
+
+    >>> from course_utils.problems.models import TanhMLP
+    >>> model, points = TanhMLP(3, width=8, hidden_layers=2).double(), torch.rand(4, 3, dtype=torch.float64)
+    >>> approximate = laplacian_finite_difference(model, points, (0, 1))[2]
+    >>> bool(torch.allclose(approximate, laplacian_nested(model, points, (0, 1))[2], atol=1e-6))
+    True
+    """
+    h = finite_difference_step(points.dtype) if h is None else h
+    n, d = points.shape
+    steps = h * torch.eye(d, dtype=points.dtype, device=points.device).unsqueeze(1)   # (d, 1, d): h e_k
+    shifted = torch.cat([points.unsqueeze(0), points + steps, points - steps])        # (2d + 1, N, d)
+    values = model(shifted.reshape(-1, d))[:, 0].reshape(2 * d + 1, n)
+    u, plus, minus = values[0], values[1:d + 1], values[d + 1:]
+    gradient = ((plus - minus) / (2 * h)).T
+    second = (plus - 2 * u + minus) / h ** 2
+    return u, gradient, second[list(dims)].sum(0)
 
 
 METHODS = {

@@ -1,6 +1,6 @@
 """Every way the course computes a Laplacian, and what each costs: the subject of notebook 06.
 
-The seven methods live in :mod:`course_utils.problems.laplacian_methods` and are named here too
+The eight methods live in :mod:`course_utils.problems.laplacian_methods` and are named here too
 (``laplacians.laplacian_forward``, ``laplacians.METHODS``). :func:`step_memory` and :func:`compare_laplacians` measure
 them on one residual + backward step of the heat problem (:mod:`course_utils.problems.pinn`) for the notebook's tables
 and ``benchmarks/laplacian.py``; :func:`load_benchmarks` reads what that script wrote to ``data/``.
@@ -17,11 +17,13 @@ from typing import Callable, Optional
 
 import torch
 
-from autograd_memory import run_metered, time_call
+from autograd_memory import format_bytes, run_metered, time_call
 
 from .laplacian_methods import (
     METHODS,
+    finite_difference_step,
     hutchinson_variance,
+    laplacian_finite_difference,
     laplacian_forward,
     laplacian_forward_over_reverse,
     laplacian_hutchinson,
@@ -34,7 +36,8 @@ from .pinn import checkpointed_loss, chunked_backward
 
 __all__ = ["laplacian_nested", "laplacian_separate", "laplacian_row_sums", "laplacian_vmap_hessian",
            "laplacian_forward_over_reverse", "laplacian_forward", "laplacian_hutchinson", "hutchinson_variance",
-           "METHODS", "STRATEGIES", "step_memory", "compare_laplacians", "load_benchmarks", "DATA"]
+           "laplacian_finite_difference", "finite_difference_step", "METHODS", "STRATEGIES", "step_memory",
+           "compare_laplacians", "ranking", "finite_difference_errors", "load_benchmarks", "DATA"]
 
 
 # --- measuring the methods ------------------------------------------------------------------------
@@ -115,6 +118,52 @@ def compare_laplacians(model, points: torch.Tensor, methods: Optional[dict] = No
 
 def _float64_cpu_copy(model):
     return copy.deepcopy(model).to("cpu", torch.float64)
+
+
+_RANKED = (("peak_bytes", "peak live", format_bytes), ("saved_bytes", "saved", format_bytes),
+           ("max_error", "max error", "{:.1e}".format))
+
+
+def ranking(rows: list) -> list:
+    """The ranking of a :func:`compare_laplacians` table, read from it: per column (peak live, saved, max error;
+    not the milliseconds, which a shared CPU makes noisy at these sizes), the method with the least and the one with
+    the most, with their numbers. A notebook prints these rather than typing a ranking that a new measurement could
+    contradict.
+
+    >>> rows = [{"method": "A", "peak_bytes": 2000, "saved_bytes": None, "max_error": 1e-6},
+    ...         {"method": "B", "peak_bytes": 1000, "saved_bytes": 500, "max_error": 0.5}]
+    >>> print("\\n".join(ranking(rows)))
+    peak live: least B (1.00 kB), most A (2.00 kB)
+    saved: least B (500 B), most B (500 B); not measured: A
+    max error: least A (1.0e-06), most B (5.0e-01)
+    """
+    sentences = []
+    for key, label, shown in _RANKED:
+        measured = [row for row in rows if row[key] is not None]
+        if not measured:
+            continue
+        least, most = min(measured, key=lambda row: row[key]), max(measured, key=lambda row: row[key])
+        unseen = [row["method"] for row in rows if row[key] is None]
+        sentences.append(f"{label}: least {least['method']} ({shown(least[key])}), most {most['method']} "
+                         f"({shown(most[key])})" + (f"; not measured: {', '.join(unseen)}" if unseen else ""))
+    return sentences
+
+
+def finite_difference_errors(model, points: torch.Tensor, steps, dims=None) -> dict:
+    """``{h: largest error}`` of :func:`laplacian_finite_difference` at each step ``h`` of ``steps``, against nested
+    autograd on a float64 copy on the CPU (``dims``: the Laplacian's columns, default all but the last, time). Small
+    ``h``: cancellation, the error grows as ``eps / h**2``; large ``h``: truncation, as ``h**2``.
+
+    >>> from course_utils.problems.models import TanhMLP
+    >>> errors = finite_difference_errors(TanhMLP(3, width=8), torch.rand(16, 3), [1e-4, 2e-2, 1.0])
+    >>> errors[2e-2] < min(errors[1e-4], errors[1.0])
+    True
+    """
+    dims = range(points.shape[1] - 1) if dims is None else dims
+    reference = laplacian_nested(_float64_cpu_copy(model), points.detach().cpu().double(), dims)[2].detach()
+    with torch.no_grad():  # no autograd anywhere in a finite difference: its error needs no graph
+        return {h: (laplacian_finite_difference(model, points, dims, h)[2].cpu().double() - reference).abs().max().item()
+                for h in steps}
 
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data"

@@ -36,4 +36,4 @@ def step():
 if __name__ == "__main__":
     for _ in range(500):
         step()
-    print({name: f"{float(values[-1]):.3f}" for name, values in spread.items()})
+    print({name: f"{values[-1].item():.3f}" for name, values in spread.items()})

@@ -42,4 +42,4 @@ def step():
 if __name__ == "__main__":
     for _ in range(50):
         step()
-    print(f"{state.evaluations} evaluations, worst residual now {float(state.worst_residuals[-1]):.4f}")
+    print(f"{state.evaluations} evaluations, worst residual now {state.worst_residuals[-1].item():.4f}")

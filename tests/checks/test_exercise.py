@@ -74,3 +74,29 @@ def test_ipython_shows_a_result_as_its_text():
     printed = []
     result._repr_pretty_(type("Printer", (), {"text": lambda self, text: printed.append(text)})(), cycle=False)
     assert printed == [str(result)]
+
+
+def _freed_twice():
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp().sum()
+    y.backward()
+    y.backward()
+
+
+def test_a_torch_error_gives_training_loop_advice_only_to_an_exercise_with_a_loop():
+    from course_utils.checks import LOOP_ERRORS, explain_error
+    try:
+        _freed_twice()
+    except RuntimeError as error:
+        freed = error
+    assert "one step to the next" not in explain_error(freed), "no loop here: the idea is the freed graph itself"
+    assert "one step to the next" in explain_error(freed, LOOP_ERRORS)
+
+
+def test_a_derivative_with_respect_to_a_tensor_without_grad_says_so():
+    from course_utils.checks import explain_error
+    try:
+        torch.autograd.grad(torch.ones(2, requires_grad=True).sum(), torch.ones(2))
+    except RuntimeError as error:
+        message = explain_error(error)
+    assert "does not require grad" in message and "requires_grad=True" in message and "Look at that line" not in message

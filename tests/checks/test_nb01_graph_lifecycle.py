@@ -74,6 +74,9 @@ def _unquoted_answer():
     return {"tanh": output}  # noqa: F821
 
 
+
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -85,4 +88,7 @@ WRONG = [
     ("check_saved_prediction", "NameError: name 'output' is not defined", lambda m: m.check_saved_prediction(_unquoted_answer)),
     # the live meter's growth per call (the checker's own measurement, with the other meter)
     ("check_saved_growth", "the live meter's growth", lambda m: m.check_saved_growth(lambda step: m._growth(step, LiveTensors))),
+    # the growth in kB (format_bytes' unit), and as the text format_bytes writes
+    ("check_saved_growth", "the size in kB", lambda m: m.check_saved_growth(lambda step: m._growth(step) / 1000)),
+    ("check_saved_growth", "as text", lambda m: m.check_saved_growth(lambda step: m.format_bytes(m._growth(step)))),
 ]

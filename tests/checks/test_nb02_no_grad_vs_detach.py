@@ -103,6 +103,21 @@ def _freeze_a_named_body(model):
     model.body.requires_grad_(False)
 
 
+
+def _measured_under_no_grad(evaluate, model, batches):
+    """the measurement itself under torch.no_grad(): every evaluation then records nothing."""
+    with torch.no_grad(), GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.peak
+
+
+def _peak_in_kib(evaluate, model, batches):
+    """the right peak, in KiB."""
+    with GraphMemory() as graph:
+        evaluate(model, batches)
+    return graph.peak / 1024
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -110,4 +125,6 @@ WRONG = [
     ("check_frozen_body", "p.detach() returns a new tensor", lambda m: m.check_frozen_body(_freeze_with_detach)),
     ("check_frozen_body", "the other way round", lambda m: m.check_frozen_body(_freeze_the_head)),
     ("check_frozen_body", "AttributeError", lambda m: m.check_frozen_body(_freeze_a_named_body)),
+    ("check_saved_peaks", "your measurement ran under torch.no_grad()", lambda m: m.check_saved_peaks(_measured_under_no_grad)),
+    ("check_saved_peaks", "the size in KiB", lambda m: m.check_saved_peaks(_peak_in_kib)),
 ]

@@ -72,6 +72,9 @@ def _last_interval_dropped(net, x, budget_bytes):
     return _chunked_rule(_trapezoid)(net, x[:-1], budget_bytes)
 
 
+
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -84,4 +87,7 @@ WRONG = [
     ("check_budget", "last node", lambda m: m.check_budget(_last_interval_dropped)),
     # one chunk size for every budget: it fits the 250 kB budget in about as many calls as the 1 MB budget allows
     ("check_budget", "network calls", lambda m: m.check_budget(_chunked_rule(_trapezoid, 460))),
+    # a near-miss spelling of an answer
+    ("check_scenarios", "did you mean 'no_grad'", lambda m: m.check_scenarios(
+        lambda: {"report": "no grad", "density": "grad", "teacher": "no_grad"})),
 ]

@@ -62,6 +62,15 @@ def _requires_grad_off(field, x, dt):
     return x + dt * field(x)
 
 
+
+def _window_unrounded(budget_bytes):
+    """the measured law solved for k, not rounded down to a whole number of steps."""
+    field, x0, targets = euler_problem()
+    peaks = {k: peak for k, (peak, _cosine) in window_tradeoff(field, x0, targets, DT, [2, 3]).items()}
+    per_step = peaks[3] - peaks[2]
+    return min(len(targets), (budget_bytes - (peaks[2] - 2 * per_step)) / per_step)
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -70,4 +79,5 @@ WRONG = [
     ("check_window", "the base counts too", lambda m: m.check_window(_window_without_the_base)),
     ("check_window", "too large", lambda m: m.check_window(_window_with_a_base_from_the_formula)),
     ("check_detach", "x.detach() returns", lambda m: m.check_detach(_requires_grad_off)),
+    ("check_window", "Round down", lambda m: m.check_window(_window_unrounded)),
 ]

@@ -72,6 +72,13 @@ def _both_meters(step):
     return kind, live_growth
 
 
+
+def _growth_in_kib(step):
+    """the kind and the live growth measured, the growth in KiB."""
+    kind, growth = _both_meters(step)
+    return kind, growth / 1024
+
+
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
 # (called with this notebook's checker module) and a fragment of the message that must explain it.
 WRONG = [
@@ -81,4 +88,10 @@ WRONG = [
     ("check_diagnosis", "points", lambda m: m.check_diagnosis(_bytes_typed_in)),
     # the answers in the order the steps are named, twice: right only if the checker always asks in that order
     ("check_diagnosis", "you said", lambda m: m.check_diagnosis(by_position([*truth().values()] * 2))),
+    # the kept loss's bytes in kB; counted in float32 numbers, not bytes
+    ("check_leak_bytes", "the size in kB", lambda m: m.check_leak_bytes(
+        lambda n_points, laplacian: (4 + (24 * n_points if laplacian == "nested" else 0)) / 1000)),
+    ("check_leak_bytes", "4 bytes each", lambda m: m.check_leak_bytes(
+        lambda n_points, laplacian: 1 + (6 * n_points if laplacian == "nested" else 0))),
+    ("check_diagnosis", "the size in KiB", lambda m: m.check_diagnosis(_growth_in_kib)),
 ]

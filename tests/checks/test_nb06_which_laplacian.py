@@ -73,12 +73,45 @@ def _unused_allowed(u, points):
     return torch.autograd.grad(u_x.sum(), x, create_graph=True)[0]
 
 
-def _largest_by(measure):
-    """the largest candidate whose ``measure(model, points, chunk) -> bytes`` fits the budget."""
+def _largest_by(measure, returns="size"):
+    """the largest candidate whose ``measure(model, points, chunk) -> bytes`` fits the budget (``returns="peak"``: its
+    measured bytes rather than the size)."""
     from course_utils import laplacians
+    measured = {}  # each candidate measured once, for both budgets (the checker hands over the same problem)
+
     def choose(model, points, budget):
-        return max(size for size in checks.CHUNK_CANDIDATES if measure(laplacians, model, points, size) <= budget)
+        for size in checks.CHUNK_CANDIDATES:
+            if size not in measured:
+                measured[size] = measure(laplacians, model, points, size)
+        size = max(size for size in checks.CHUNK_CANDIDATES if measured[size] <= budget)
+        return size if returns == "size" else measured[size]
     return choose
+
+
+
+def _second_without_create_graph(u, points):
+    """the posted PINN bug (notebook 05): the second derivatives taken without create_graph, so the first of them frees
+    the first derivative's graph, which the second needs."""
+    first, = torch.autograd.grad(u.sum(), points, create_graph=True)
+    return sum(torch.autograd.grad(first[:, k].sum(), points)[0][:, k] for k in (0, 1))
+
+
+def _second_retained_without_create_graph(u, points):
+    """the posted PINN bug with retain_graph=True: right values, and no graph to train on."""
+    first, = torch.autograd.grad(u.sum(), points, create_graph=True)
+    return sum(torch.autograd.grad(first[:, k].sum(), points, retain_graph=True)[0][:, k] for k in (0, 1))
+
+
+def _with_respect_to_detached_points(u, points):
+    """points.detach() is a new tensor, which u was not computed from, and which requires no grad."""
+    first, = torch.autograd.grad(u.sum(), points.detach(), create_graph=True)
+    return sum(torch.autograd.grad(first[:, k].sum(), points, create_graph=True)[0][:, k] for k in (0, 1))
+
+
+def _points_without_requires_grad(u, points):
+    """the points' requires_grad switched off (as in a learner's own set-up that forgot it)."""
+    points.requires_grad_(False)
+    return _nested(u, points)
 
 
 # The floor that tests/checks/test_wrong_answers.py holds every exercise to: per checker, a plausible wrong answer
@@ -107,4 +140,27 @@ WRONG = [
     ("check_chunk_size", "proportional", lambda m: m.check_chunk_size(_largest_by(
         lambda laplacians, model, points, size:
         laplacians.step_memory(model, points, laplacians.laplacian_nested, 1024)[0] * size // 1024))),
+    # the posted PINN bug (with and without retain_graph), a detached copy, points that require no grad
+    ("check_laplacian", "the posted PINN bug", lambda m: m.check_laplacian(_second_without_create_graph)),
+    ("check_laplacian", "the posted PINN bug", lambda m: m.check_laplacian(_second_retained_without_create_graph)),
+    ("check_laplacian", "points.detach() is a new tensor", lambda m: m.check_laplacian(_with_respect_to_detached_points)),
+    ("check_laplacian", "requires_grad=True before the forward pass", lambda m: m.check_laplacian(_points_without_requires_grad)),
+    # u_xx and u_yy side by side, not added
+    ("check_laplacian", "add the two columns", lambda m: m.check_laplacian(
+        lambda u, points: torch.stack([_nested(u, points, dims=(0,)), _nested(u, points, dims=(1,))], dim=1))),
+    # the peak returned instead of the chunk size; the size as text
+    ("check_chunk_size", "a number of bytes, not a chunk size", lambda m: m.check_chunk_size(_largest_by(
+        lambda laplacians, model, points, size: laplacians.step_memory(model, points, laplacians.laplacian_nested, size)[0],
+        returns="peak"))),
+    ("check_chunk_size", "text, not a number", lambda m: m.check_chunk_size(lambda model, points, budget: "128")),
 ]
+
+
+@pytest.mark.parametrize("answer, unwanted", [
+    (_second_without_create_graph, ("one step to the next", ".detach() or .item()")),  # no training loop here
+    (_with_respect_to_detached_points, ("pass create_graph=True",)),  # the answer already passes it
+])
+def test_the_laplacian_s_torch_errors_are_explained_in_its_own_setting(answer, unwanted):
+    with pytest.raises(ExerciseFailed) as caught:
+        checks.check_laplacian(answer)
+    assert not any(words in str(caught.value) for words in unwanted), str(caught.value)

@@ -1,8 +1,12 @@
 """The clinic's checker: a fix passes only when the script is flat and trains as intended."""
+import subprocess
+import sys
+
 import pytest
 
 from autograd_memory import find_leaks
 from course_utils.checks import ExerciseFailed
+from course_utils.checks.nb07_find_the_leak import CLINIC as CLINIC_FOLDER
 from course_utils.checks.nb07_find_the_leak import MYSTERIES, check_fix, mystery
 
 
@@ -134,3 +138,25 @@ CLINIC = [
     # a typo in the fix: the script's own error, with its line
     ("loss_history", "losses.append(loss)", "losses.append(loss.itme())", "AttributeError"),
 ]
+
+
+# Runs a clinic script as `python script.py` does, in a fresh process (torch warns once per process), with every
+# warning an error and its __main__ loops cut to 3 iterations (as written they run for minutes, leaking on purpose).
+_RUN_MAIN = """
+import pathlib, sys, warnings
+warnings.filterwarnings("error")
+# input_gradient's leak is backward(create_graph=True), which torch warns about: the mystery itself, not its main
+warnings.filterwarnings("ignore", message="Using backward\\(\\) with create_graph=True")
+path = sys.argv[1]
+namespace = {"__name__": "__main__", "__file__": path, "range": lambda *bounds: range(*bounds)[:3]}
+exec(compile(pathlib.Path(path).read_text(), path, "exec"), namespace)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MYSTERIES)
+def test_each_script_s_main_runs_without_a_warning(name):
+    script = CLINIC_FOLDER / f"{name}.py"
+    assert 'if __name__ == "__main__":' in script.read_text(), f"{name}.py has no __main__ block"
+    done = subprocess.run([sys.executable, "-c", _RUN_MAIN, str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, f"{name}.py's main raised (a warning counts):\n{done.stderr[-2000:]}"

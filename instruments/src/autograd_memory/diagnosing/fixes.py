@@ -99,7 +99,7 @@ def remedy(row, last, step_code, graph_grows):
         return _edited(NO_CREATE_GRAPH, row.kept_in, lines, "", (
             f"{row.kept_in} is a .grad that carries a graph (backward(create_graph=True)), and each step's graph "
             "points to the last: call backward() without create_graph=True (torch.autograd.grad(..., create_graph=True) "
-            "gives the derivative the loss needs), or set .grad = None after each step"))
+            "gives the derivative the loss needs)"))
     path = holder.path.split(" (")[0]
     # one entry that carries a longer graph each step (metrics['loss'] = metrics['loss'] + loss), not one more entry
     chained = graph_grows and not row.bytes_per_step and not re.search(r"\[-\d+\]$", path)
