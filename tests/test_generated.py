@@ -1,5 +1,6 @@
 """Every generated file is what `make generate` (``python -m tools build``) makes from course.toml and the notebooks:
 one test per target of tools/targets.py. A measured record (the slide fit) is checked against what it measured."""
+import pathlib
 import subprocess
 import sys
 
@@ -41,10 +42,11 @@ def _copy(root, to):
     return to
 
 
-NEW = "08_throwaway.ipynb"
+NUMBER = f"{len(load(pathlib.Path(__file__).resolve().parents[1]).notebooks):02d}"  # the next free number
+NEW = f"{NUMBER}_throwaway.ipynb"
 NEW_ENTRY = f'''
 [[notebooks]]
-id = "08"
+id = "{NUMBER}"
 file = "{NEW}"
 title = "A throwaway notebook"
 question = "Does adding a notebook take one manifest entry and one command?"
@@ -52,7 +54,7 @@ question = "Does adding a notebook take one manifest entry and one command?"
 
 
 def _throwaway_notebook():
-    cells = [nbformat.v4.new_markdown_cell("# 08 · A throwaway notebook\n\n**Time:** about 5 minutes.\n\n"
+    cells = [nbformat.v4.new_markdown_cell(f"# {NUMBER} · A throwaway notebook\n\n**Time:** about 5 minutes.\n\n"
                                            "**Objectives.** In this notebook you\n- add a notebook to the course\n"),
              nbformat.v4.new_markdown_cell("## 1 · One check"),
              nbformat.v4.new_code_cell("x = 1\nassert x == 1, 'x should be 1'"),
@@ -67,7 +69,7 @@ def _throwaway_notebook():
 
 @pytest.mark.slow
 def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path, root):
-    """In a copy of the course: notebook 08 and its course.toml entry, then `python -m tools build` (what `make
+    """In a copy of the course: the next notebook and its course.toml entry, then `python -m tools build` (what `make
     generate` runs) measures its run time and writes everything else in one pass. What stays stale is the one record
     no build can make: 00's map slide grew a row, so the slide fit of 00 is measured again in chromium."""
     copy = _copy(root, tmp_path)
@@ -83,13 +85,13 @@ def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path
         built.stdout + built.stderr + checked.stdout)
 
     readme, guide = (copy / "README.md").read_text(), (copy / "docs" / "instructors.md").read_text()
-    assert f"| 08 | [A throwaway notebook](notebooks/{NEW}) |" in readme, "the README's map"
+    assert f"| {NUMBER} | [A throwaway notebook](notebooks/{NEW}) |" in readme, "the README's map"
     assert f"learner/{NEW}" in readme, "the README's Colab link"
-    assert "## 08 · A throwaway notebook" in guide and "`x == 1`: x should be 1" in guide, "the guide's section"
+    assert f"## {NUMBER} · A throwaway notebook" in guide and "`x == 1`: x should be 1" in guide, "the guide's section"
     first = nbformat.read(copy / "notebooks" / NEW, as_version=4)
     assert first.cells[0].source.startswith("# Setup for Google Colab"), "its setup cell"
     assert "**Time:** about 5 minutes (by section: intro" in first.cells[1].source, "its Time line"
     assert (copy / "learner" / NEW).exists(), "the learner's edition"
-    assert f"| 08 | [A throwaway notebook]({NEW}) |" in (copy / "notebooks" / "00_start_here.ipynb").read_text(), "00's map"
+    assert f"| {NUMBER} | [A throwaway notebook]({NEW}) |" in (copy / "notebooks" / "00_start_here.ipynb").read_text(), "00's map"
     assert "A notebook joins the course" in (copy / "docs" / "cheat_sheet.md").read_text(), "the cheat sheet"
-    assert "08_throwaway" in (copy / "data" / "notebooks_cpu.json").read_text(), "its measured run time"
+    assert f"{NUMBER}_throwaway" in (copy / "data" / "notebooks_cpu.json").read_text(), "its measured run time"
