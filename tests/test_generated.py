@@ -1,6 +1,7 @@
 """Every generated file is what `make generate` (``python -m tools build``) makes from course.toml, the notebooks and
 the records in data/: one test per target of tools/targets.py. A measured record (the run times, the slide fit) is
 checked against what it measured. The build itself is text from text: deterministic, and it starts no program."""
+import pathlib
 import subprocess
 import sys
 
@@ -65,10 +66,11 @@ def _copy(root, to, left_out=(":!instruments", ":!tests")):
     return to
 
 
-NEW = "08_throwaway.ipynb"
+NUMBER = f"{len(load(pathlib.Path(__file__).resolve().parents[1]).notebooks):02d}"  # the next free number
+NEW = f"{NUMBER}_throwaway.ipynb"
 NEW_ENTRY = f'''
 [[notebooks]]
-id = "08"
+id = "{NUMBER}"
 file = "{NEW}"
 title = "A throwaway notebook"
 question = "Does adding a notebook take one manifest entry and one command?"
@@ -86,7 +88,7 @@ def _committed(cells):
 
 
 def _throwaway_notebook():
-    cells = [nbformat.v4.new_markdown_cell("# 08 · A throwaway notebook\n\n**Time:** about 5 minutes.\n\n"
+    cells = [nbformat.v4.new_markdown_cell(f"# {NUMBER} · A throwaway notebook\n\n**Time:** about 5 minutes.\n\n"
                                            "**Objectives.** In this notebook you\n- add a notebook to the course\n"),
              nbformat.v4.new_markdown_cell("## 1 · One check"),
              nbformat.v4.new_code_cell("x = 1\nassert x == 1, 'x should be 1'"),
@@ -96,9 +98,9 @@ def _throwaway_notebook():
 
 @pytest.mark.slow
 def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path, root):
-    """In a copy of the course: notebook 08 and its course.toml entry, then `python -m tools build` (what `make
-    generate` runs) writes everything in one pass, counting 08's budget as its run time. What stays stale is what no
-    build can make, each naming `make measure`: 08's run time, and the slide fit of 00, whose map slide grew a row."""
+    """In a copy of the course: the next notebook and its course.toml entry, then `python -m tools build` (what `make
+    generate` runs) writes everything in one pass, counting its budget as its run time. What stays stale is what no
+    build can make, each naming `make measure`: its run time, and the slide fit of 00, whose map slide grew a row."""
     copy = _copy(root, tmp_path)
     nbformat.write(_throwaway_notebook(), copy / "notebooks" / NEW)
     (copy / "course.toml").write_text((copy / "course.toml").read_text() + NEW_ENTRY)
@@ -109,30 +111,30 @@ def test_a_new_notebook_is_its_files_one_manifest_entry_and_one_command(tmp_path
     assert built.returncode == 0, "a stale measured record is reported, not a failure: `make measure` builds after it"
     checked = subprocess.run([sys.executable, "-m", "tools", "check"], cwd=copy, capture_output=True, text=True, timeout=120)
     stale = checked.stdout.splitlines()
-    assert len(stale) == 2 and stale[0].startswith("[notebook run times] stale (run `make measure`): 08_throwaway") and (
+    assert len(stale) == 2 and stale[0].startswith(f"[notebook run times] stale (run `make measure`): {NUMBER}_throwaway") and (
         stale[1].startswith("[slide-fit record] stale (run `make measure`)") and "00_start_here" in stale[1]), (
         built.stdout + built.stderr + checked.stdout)
 
     readme, guide = (copy / "README.md").read_text(), (copy / "docs" / "instructors.md").read_text()
-    assert f"| 08 | [A throwaway notebook](notebooks/{NEW}) |" in readme, "the README's map"
+    assert f"| {NUMBER} | [A throwaway notebook](notebooks/{NEW}) |" in readme, "the README's map"
     assert f"learner/{NEW}" in readme, "the README's Colab link"
-    assert "## 08 · A throwaway notebook" in guide and "`x == 1`: x should be 1" in guide, "the guide's section"
+    assert f"## {NUMBER} · A throwaway notebook" in guide and "`x == 1`: x should be 1" in guide, "the guide's section"
     first = nbformat.read(copy / "notebooks" / NEW, as_version=4)
     assert first.cells[0].source.startswith("# Setup for Google Colab"), "its setup cell"
     assert "**Time:** about 5 minutes (by section: intro" in first.cells[1].source, "its Time line"
     assert (copy / "learner" / NEW).exists(), "the learner's edition"
-    assert f"| 08 | [A throwaway notebook]({NEW}) |" in (copy / "notebooks" / "00_start_here.ipynb").read_text(), "00's map"
+    assert f"| {NUMBER} | [A throwaway notebook]({NEW}) |" in (copy / "notebooks" / "00_start_here.ipynb").read_text(), "00's map"
     assert "A notebook joins the course" in (copy / "docs" / "cheat_sheet.md").read_text(), "the cheat sheet"
-    assert "08_throwaway" not in (copy / "data" / "notebooks_cpu.json").read_text(), "the build measures nothing"
+    assert f"{NUMBER}_throwaway" not in (copy / "data" / "notebooks_cpu.json").read_text(), "the build measures nothing"
 
 
 def _newcomers_notebook():
-    """Notebook 08 as CONTRIBUTING.md and docs/writing.md ask a newcomer to write it: a title cell with its Time line
+    """The next notebook as CONTRIBUTING.md and docs/writing.md ask a newcomer to write it: a title cell with its Time line
     and objectives, a section that predicts, measures and checks, speaker notes, a summary; each cell's slide type
     chosen by hand. No setup cell and no link to the next notebook: the build writes those."""
     slide = {"slideshow": {"slide_type": "slide"}}
     cells = [
-        nbformat.v4.new_markdown_cell("# 08 · Runge-Kutta steps\n\n**Time:** about 5 minutes.\n\n**Objectives.** In "
+        nbformat.v4.new_markdown_cell(f"# {NUMBER} · Runge-Kutta steps\n\n**Time:** about 5 minutes.\n\n**Objectives.** In "
                                       "this notebook you\n- measure what a Runge-Kutta step saves for backward\n",
                                       metadata=slide),
         nbformat.v4.new_code_cell("import torch\n\nimport course_utils as cu", metadata={"slideshow": {"slide_type": "skip"}}),
@@ -154,10 +156,10 @@ def _newcomers_notebook():
     return _committed(cells)
 
 
-NEWCOMER = "08_runge_kutta.ipynb"
+NEWCOMER = f"{NUMBER}_runge_kutta.ipynb"
 NEWCOMER_ENTRY = f'''
 [[notebooks]]
-id = "08"
+id = "{NUMBER}"
 file = "{NEWCOMER}"
 title = "Runge-Kutta steps"
 question = "What does a Runge-Kutta step keep for backward?"
@@ -171,13 +173,13 @@ STRUCTURAL = ["test_slide_metadata.py", "test_notebook_hygiene.py", "test_learne
 MEASURED = ["tests/test_generated.py::test_the_target_is_current[notebook run times]",
             "tests/test_generated.py::test_the_target_is_current[slide-fit record]",
             "tests/test_slide_fit_record.py"]
-GUIDE_SECTION = """**Discussion questions.**
+GUIDE_SECTION = f"""**Discussion questions.**
 1. How many tensors does one Runge-Kutta step save?
 2. Which of them does the next step need?
 3. What would checkpointing a step save?
 
 **Common misconceptions.**
-- "A step saves nothing once it returns." Refuted in 08 «1 · One step».
+- "A step saves nothing once it returns." Refuted in {NUMBER} «1 · One step».
 
 **The live demo.** One step, its saved tensors counted.
 
@@ -195,7 +197,7 @@ def _clone(root, to):
 
 
 @pytest.mark.slow
-def test_a_newcomer_adds_notebook_08_as_contributing_says_and_the_fast_suite_passes(tmp_path, root):
+def test_a_newcomer_adds_the_next_notebook_as_contributing_says_and_the_fast_suite_passes(tmp_path, root):
     """The whole path of CONTRIBUTING.md's "Adding a notebook", in a checkout of the course: the notebook file, one
     [[notebooks]] entry, `python -m tools build`, its section of the instructor guide written; then the fast suite's
     tests of the notebooks and of what the build writes pass, but for the measured records, which fail naming `make
@@ -207,7 +209,7 @@ def test_a_newcomer_adds_notebook_08_as_contributing_says_and_the_fast_suite_pas
     assert built.returncode == 0 and "run `make measure`" in built.stdout, built.stdout + built.stderr
     guide = copy / "docs" / "instructors.md"
     text = guide.read_text()
-    at = text.index("<!-- checks-08:")
+    at = text.index(f"<!-- checks-{NUMBER}:")
     guide.write_text(text[:at] + GUIDE_SECTION + text[at:])
     subprocess.run(["git", "add", "-A"], cwd=copy, check=True)
 
