@@ -9,7 +9,10 @@
 object the script makes) or ``Trainer.step`` (called on the script's one ``Trainer``, else on ``Trainer()``; a class
 whose constructor needs arguments is refused with what to write). ``leaks`` exits 1 when something grows
 from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
-what to do, for a missing file or function, a function that needs arguments, or a script that raises.
+what to do, for a missing file or function, a function that needs arguments, or a script that raises; ``leaks``
+exits 2 too for fewer than 3 steps, no warm-up on a fresh model, and a step that exits (``sys.exit``, whatever its
+code) or is interrupted, naming the call ("the step exited (SystemExit: 0) on call 3 of 6"): no step can make the
+command read "flat".
 ``check`` prints the drift guard's probes (:mod:`autograd_memory.seams.drift`) and exits 1 if one fails.
 """
 import argparse
@@ -26,6 +29,15 @@ from .diagnosing.steps import check_step
 __all__ = ["main", "load_step", "UsageError"]
 
 FLAT, GROWS, USAGE = 0, 1, 2  # exit codes
+_LEAKS = """\
+Run the step (FILE's step, or FUNCTION) WARMUP + STEPS times and name what grows from step to step.
+
+exit codes (a step cannot choose its own: its sys.exit is exit 2):
+  0  flat: nothing grows from step to step
+  1  something grows: the report names the line, what keeps it and the fix
+  2  no answer: bad input (a missing file or function, too few steps, no warm-up on a fresh model), or the
+     script or the step raised, exited (sys.exit) or was interrupted (Ctrl-C); the message says which call
+"""
 
 
 class UsageError(Exception):
@@ -129,9 +141,27 @@ def _call_safely(run, path):
 
 
 def _leaks(args):
-    from .diagnosing.leaks import find_leaks
+    """The leaks command; a step that exits or is interrupted (or a Ctrl-C anywhere) is no answer: exit 2."""
+    try:
+        return _leaks_report(args)
+    except (SystemExit, KeyboardInterrupt) as stop:
+        from .diagnosing.steps import stopped_note
+
+        what = stopped_note(stop, "find_leaks") or (
+            "interrupted (KeyboardInterrupt) before the steps ran, or between them" if isinstance(stop, KeyboardInterrupt)
+            else f"exited ({type(stop).__name__}) outside the step")
+        raise UsageError(f"{what}; no report: a run that stops before its last step measured nothing to compare. "
+                         "Let the step run to the end (a max-steps guard that exits belongs outside the step, e.g. "
+                         "in the script's __main__ block)") from None
+
+
+def _leaks_report(args):
+    from .diagnosing.leaks import find_leaks, refusal
 
     module, step = load_step(args.target)
+    why = refusal(step, args.steps, args.warmup, spell=lambda name, value: f"--{name} {value}")
+    if why:
+        raise UsageError(why)
     report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup), module.__file__)
     if args.json:
         def row_json(row):
@@ -200,7 +230,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograd_memory", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    leaks = commands.add_parser("leaks", help="run a step a few times and name what grows (exit 1) or say it is flat (0)")
+    leaks = commands.add_parser("leaks", help="run a step a few times and name what grows (exit 1) or say it is flat (0)",
+                                description=_LEAKS, formatter_class=argparse.RawDescriptionHelpFormatter)
     leaks.add_argument("target", metavar="FILE[:FUNCTION]", help="the script, and its step function (default: step)")
     leaks.add_argument("--steps", type=int, default=5, help="steps measured after the warm-up (default 5)")
     leaks.add_argument("--warmup", type=int, default=1, help="steps run first and not counted (default 1)")
@@ -213,8 +244,6 @@ def main(argv=None) -> int:
     check = commands.add_parser("check", help="print the probes of the PyTorch privates the instruments rely on")
     check.add_argument("--brief", action="store_true", help="one line when every probe passes (the probes when one fails)")
     args = parser.parse_args(argv)
-    if getattr(args, "steps", 1) < 1 or getattr(args, "warmup", 0) < 0:
-        parser.error("--steps needs 1 or more and --warmup 0 or more")
     try:
         return {"leaks": _leaks, "timeline": _timeline, "check": _check}[args.command](args)
     except UsageError as error:

@@ -89,6 +89,7 @@ class Found:
     caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
     windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
     on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
+    no_grad_yet: list = field(default_factory=list)  # paths of parameters (an optimizer's too) with no .grad yet
     visited: int = 0
     exhausted: bool = False
 
@@ -596,6 +597,8 @@ class _Search:
             holder.path, holder.storage, holder.numel = path, id(storages[0]), max(holder.numel, tensor.numel())
         if tensor.is_leaf and tensor.grad is not None:
             self.push((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
+        elif tensor.is_leaf and tensor.requires_grad and (isinstance(tensor, torch.nn.Parameter) or ".param_groups[" in path):
+            self.found.no_grad_yet.append(path)
         attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
         for name, item in list(attributes.items()) if attributes else ():
             if _searched(item):

@@ -43,7 +43,7 @@ from .holders import MAX_OBJECTS, frame_locals, roots_of, search
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
 
-__all__ = ["find_leaks", "LeakReport", "LeakRow"]
+__all__ = ["find_leaks", "LeakReport", "LeakRow", "refusal", "MIN_STEPS"]
 
 
 class _SiteMeter(LiveTensors):
@@ -256,16 +256,22 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
     tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
     (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
+
+    Refused with a ``ValueError`` saying what to pass (:func:`refusal`): fewer than 3 measured ``steps``, and
+    ``warmup=0`` while a parameter has no ``.grad`` yet. Whatever the step raises (``SystemExit`` and
+    ``KeyboardInterrupt`` too) leaves find_leaks unchanged, with a note naming the call: "find_leaks: the step exited
+    (SystemExit: 0) on call 3 of 6".
     """
     check_step(step, "find_leaks", "find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
-    if not (type(steps) is int and steps >= 1 and type(warmup) is int and warmup >= 0):
-        raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
-                         f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
-    function = step_function(step)
-    step_code = function.__code__ if function is not None else None  # its own lines need no call site
     caller = sys._getframe(1)
     namespaces = [frame_locals(caller), caller.f_globals]
     del caller
+    why = refusal(step, steps, warmup, namespaces)
+    if why:
+        raise ValueError(why)
+    function = step_function(step)
+    step_code = function.__code__ if function is not None else None  # its own lines need no call site
+    calls = iter(range(1, warmup + steps + 1))
     # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
     freeze = gc.get_freeze_count() == 0
     if freeze:
@@ -273,13 +279,13 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     try:
         with _SiteMeter(step_code) as meter:
             for _ in range(warmup):
-                call_step(step, "find_leaks")
+                call_step(step, "find_leaks", (next(calls), warmup + steps))
             first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
             rss = [process_rss()]
             middle = None
             for number in range(1, steps + 1):
                 meter.step = number
-                call_step(step, "find_leaks")
+                call_step(step, "find_leaks", (next(calls), warmup + steps))
                 rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
                     middle = _Reading.between(meter)  # no search: the last one tells which half made what it finds
@@ -290,6 +296,37 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
             gc.unfreeze()
         del namespaces
     return _report(first, middle, last, steps, warmup, rss, step_code)
+
+
+MIN_STEPS = 3  # measured steps: with fewer, growth that stops (a window, a cache filled in buckets) reads as a leak
+
+
+def _as_argument(name, value):
+    return f"{name}={value!r}"
+
+
+def refusal(step, steps, warmup, namespaces=(), spell=_as_argument):
+    """Why find_leaks cannot answer for these ``steps`` and ``warmup``, and what to pass instead ("" when it can).
+    ``spell(name, value)`` writes an argument as the caller types it (``steps=2``; the command line's ``--steps 2``).
+
+    >>> refusal(lambda: None, 2, 1)  # doctest: +ELLIPSIS
+    'steps=2 is too few: find_leaks needs steps=3 or more measured steps...'
+    """
+    if type(steps) is not int or steps < MIN_STEPS:
+        return (f"{spell('steps', steps)} is too few: find_leaks needs {spell('steps', MIN_STEPS)} or more measured "
+                "steps (a whole number): with fewer, growth that stops within the steps (a window of fixed size, a "
+                f"cache filled in buckets) cannot be told from a leak. The default, {spell('steps', 5)}, suits most steps")
+    if type(warmup) is not int or warmup < 0:
+        return (f"{spell('warmup', warmup)}: the warm-up is a whole number of steps run first and not measured, 0 or "
+                f"more; the default, {spell('warmup', 1)}, suits most steps")
+    if warmup == 0:
+        fresh = search(roots_of(step, namespaces), saved=False).no_grad_yet
+        if fresh:
+            named = ", ".join(fresh[:3]) + (f" and {len(fresh) - 3} more" if len(fresh) > 3 else "")
+            return (f"{spell('warmup', 0)} on a model with no .grad yet: {named}. The first step makes every .grad, "
+                    "and find_leaks would read those bytes as a leak; pass "
+                    f"{spell('warmup', 1)} (the default): the warm-up makes them, and the steps after it are measured")
+    return ""
 
 
 def _by_line(alive):
