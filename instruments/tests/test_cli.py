@@ -304,5 +304,26 @@ def test_the_help_lists_every_exit_code(capsys):
     with pytest.raises(SystemExit):
         cli.main(["leaks", "--help"])
     text = capsys.readouterr().out
-    for code, meaning in ((0, "flat"), (1, "grows"), (2, "no answer")):
+    for code, meaning in ((0, "flat"), (1, "grows"), (2, "no answer"), (3, "cannot count")):
         assert re.search(rf"^ +{code} +.*{meaning}", text, re.M), f"exit {code} ({meaning}) is not in the help:\n{text}"
+
+
+def test_tensors_the_meters_cannot_count_exit_3_unless_allowed(run, tmp_path):
+    (tmp_path / "opaque.py").write_text(
+        "import torch\n\nkept = []\n\n\ndef step():\n    kept.append(torch.ones(100).to_mkldnn())\n")
+    if not __import__("torch").backends.mkldnn.is_available():
+        pytest.skip("this torch has no mkldnn tensors")
+    result = run(tmp_path, "leaks", "opaque.py")
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "cannot tell" in result.stdout and "mkldnn" in result.stdout, result.stdout
+    result = run(tmp_path, "leaks", "opaque.py", "--json")
+    assert result.returncode == 3 and json.loads(result.stdout)["uncounted"], result.stdout
+    assert run(tmp_path, "leaks", "opaque.py", "--allow-uncounted").returncode == 0
+
+
+def test_verify_tries_each_fix_on_a_copy_of_the_script(run, scripts):
+    result = run(scripts, "leaks", "leaky.py", "--verify", "--json")
+    row = json.loads(result.stdout)["rows"][0]
+    assert result.returncode == 1 and row["remedy"]["verified"] is True, row
+    assert "this edit ends the growth (verified)" in row["fix"], row["fix"]
+    assert (scripts / "leaky.py").read_text() == LEAKY, "the script on disk is not touched"

@@ -184,3 +184,78 @@ def test_the_fast_weights_graph_count_is_the_graph_walked_by_hand(tmp_path):
     for _ in range(5):
         namespace["step"]()
     assert (nodes() - before) / 5 == 13
+
+
+# ------------------------------------------------------------------ nothing missed silently
+
+
+def census_growth_per_step(step, steps=3):
+    """What a step keeps, by an independent census of every tensor's storages (sparse parts included)."""
+    from autograd_memory.testing import allocated_bytes
+
+    step()
+    before = allocated_bytes()
+    for _ in range(steps):
+        step()
+    grown = allocated_bytes() - before
+    assert grown % steps == 0, "the same bytes every step"
+    return grown // steps
+
+
+def test_a_sparse_momentum_buffer_grown_in_place_is_found_with_the_census_bytes(tmp_path):
+    truth = census_growth_per_step(load(tmp_path, "sparse_momentum")["step"])
+    assert truth == 12 * (8 + 16 * 4), "12 rows a step: an int64 row index and a row of 16 float32 values each"
+    namespace = load(tmp_path, "sparse_momentum")
+    report = report_of(namespace)
+    assert report.top is not None and report.top.bytes_per_step == truth, report
+    assert report.top.holder.startswith("state['momentum']"), report
+    assert report.bytes_per_step == truth, report
+    try:
+        assert_no_leak(load(tmp_path, "sparse_momentum")["step"])
+    except AssertionError as error:
+        assert "state['momentum']" in str(error)
+    else:
+        raise AssertionError("assert_no_leak passed a sparse buffer that grows every step")
+
+
+# ------------------------------------------------------------------ advice tried before it is given
+
+
+def verified_and_applied(tmp_path, name):
+    """The report of ``name`` with its fixes tried (verify=True); every edit it offers must be verified; the script
+    with them applied, run again: (report, its distinct remedies, the fixed script's namespace, its report)."""
+    report = report_of(load(tmp_path, name), verify=True)
+    assert report.rows, f"{name}: find_leaks finds no leak:\n{report}"
+    remedies = list(dict.fromkeys(row.remedy for row in report.rows))
+    assert all(remedy.verified is not None for remedy in remedies), remedies
+    assert all(remedy.verified for remedy in remedies if remedy.edits), f"an edit offered unverified: {remedies}"
+    text = (CASES / f"{name}.py").read_text()
+    for remedy in remedies:
+        if remedy.edits:
+            text = applied(text, remedy)
+    fixed = load(tmp_path, f"{name}_fixed", text)
+    return report, remedies, fixed, report_of(fixed)
+
+
+def test_a_verified_edit_says_so_and_ends_the_growth(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "losses_list")
+    assert [r.verified for r in remedies] == [True] and "this edit ends the growth (verified)" in report.top.fix
+    assert after.rows == [], after
+    assert len(fixed["trainer"].losses) == 6, "every step's loss is still kept, as a number"
+
+
+def test_a_dict_of_outputs_is_kept_as_numbers_per_value_and_keeps_every_entry(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "dict_outputs")
+    assert report.top.remedy.new == 'outputs.append({"loss": loss.item(), "mae": (prediction - y).abs().mean().item()})'
+    assert after.rows == [], after
+    assert len(fixed["outputs"]) == 6 and set(fixed["outputs"][0]) == {"loss", "mae"}, "the program's data survives"
+
+
+def test_an_edit_that_would_raise_is_given_as_words_saying_it_is_unverified(tmp_path):
+    text = (CASES / "dict_outputs.py").read_text().replace(
+        'outputs.append({"loss": loss, "mae": (prediction - y).abs().mean()})',
+        'record = {"loss": loss, "mae": (prediction - y).abs().mean()}\n    outputs.append(record)')
+    report = report_of(load(tmp_path, "dict_record", text), verify=True)
+    remedy = report.top.remedy
+    assert remedy.verified is False and remedy.edits == [], remedy
+    assert "unverified" in remedy.text, remedy.text

@@ -432,3 +432,22 @@ def test_a_step_that_exits_says_on_which_call_and_leaves_nothing_installed():
         find_leaks(interrupted)
     assert "the step was interrupted (KeyboardInterrupt) on call 2 of 6" in str(stopped.value.__notes__)
     assert current_dispatch_mode() is None and top_saved_tensor_hooks() is None
+
+
+def test_tensors_the_meters_cannot_count_make_the_report_say_so_instead_of_flat():
+    from .test_meter_edge_cases import Opaque
+
+    kept, passing = [], []
+
+    def step():
+        kept.append(Opaque(torch.ones(1000)) * 2)
+        passing.clear()
+        passing.append(Opaque(torch.ones(10)) * 2)  # one alive at a time: it cannot hide a leak
+    report = find_leaks(step)
+    text = str(report)
+    assert report.rows == [] and report.uncounted == {kept[0].__class__.__name__: 5}, report.uncounted
+    assert "flat" not in text and "cannot tell" in text, text
+    assert "+1 Opaque tensor/step that the meters cannot count" in text, text
+    with pytest.raises(NotFlatError, match="cannot count"):
+        report.assert_flat()
+    report.assert_flat(allow_uncounted=True)

@@ -7,6 +7,7 @@ the next step reads it, a cache is cleared, a hook is registered once.
 >>> for line, action, name in [("losses.append(loss)", KEEP_NUMBER, "losses"),
 ...                             ("self.total_loss += loss", KEEP_NUMBER, "total_loss"),
 ...                             ("σ_log.append(σ)", KEEP_NUMBER, "σ_log"),
+...                             ("log.append({'loss': loss, 'acc': acc})", KEEP_NUMBER, "log"),
 ...                             ("memory = torch.tanh(0.9 * memory + x)", DETACH_CARRIED, "memory"),
 ...                             ("loss.backward(create_graph=True)", NO_CREATE_GRAPH, ""),
 ...                             ("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, ""),
@@ -15,6 +16,7 @@ the next step reads it, a cache is cleared, a hook is registered once.
 losses.append(loss.item())
 self.total_loss += loss.item()
 σ_log.append(σ.item())
+log.append({'loss': loss.item(), 'acc': acc.item()})
 memory = torch.tanh(0.9 * memory.detach() + x)
 loss.backward()
 loss.backward(retain_graph=True)  # ∂²
@@ -44,7 +46,9 @@ class Remedy:
     (``self.total_loss``); ``where`` the line to edit (``file, line L``), ``old`` its text and ``new`` what it should
     say (both empty when no line could be read); ``text`` the advice in words, which names the line but leaves the
     edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests); ``more``: the
-    other lines the fix changes, ``(where, old, new)`` each."""
+    other lines the fix changes, ``(where, old, new)`` each; ``verified``: None when the edit was not tried, True when
+    it was applied to a copy of the step's script and ended the growth, False when it could not be (then there is no
+    edit, only words: :mod:`~autograd_memory.diagnosing.verify`)."""
 
     action: str
     target: str = ""
@@ -53,9 +57,11 @@ class Remedy:
     old: str = ""
     new: str = ""
     more: tuple = ()
+    verified: object = None
 
     def as_dict(self):
         return {"action": self.action, "target": self.target, "where": self.where, "old": self.old, "new": self.new,
+                "verified": self.verified,
                 "more": [{"where": where, "old": old, "new": new} for where, old, new in self.more]}
 
     @property
@@ -324,6 +330,8 @@ def edit_line(text, action, name, own=True):
                     value = value.right
                 elif ast.unparse(value.right) == same:
                     value = value.left
+            if isinstance(value, ast.Dict):  # a dict of tensors: a number per value (a dict has no .item())
+                return _splice(text, [(item, _wrap(text, item)) for item in value.values])
             return _splice(text, [(value, _wrap(text, value))])
         if action == DETACH_CARRIED and target is not None:
             same = ast.unparse(target)
