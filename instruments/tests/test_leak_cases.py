@@ -259,3 +259,11 @@ def test_an_edit_that_would_raise_is_given_as_words_saying_it_is_unverified(tmp_
     remedy = report.top.remedy
     assert remedy.verified is False and remedy.edits == [], remedy
     assert "unverified" in remedy.text, remedy.text
+
+
+def test_the_sparse_buffer_gets_no_edit_that_does_not_end_its_growth(tmp_path):
+    """Its rows are real state (the momentum of every row the batches touched): clearing it, or coalescing it, does
+    not end the growth while the batches touch new rows; tried first, no such edit is offered."""
+    report, remedies, _, _ = verified_and_applied(tmp_path, "sparse_momentum")
+    assert [r.verified for r in remedies] == [False] and all(r.edits == [] for r in remedies), remedies
+    assert "unverified" in report.top.fix, report.top.fix
