@@ -325,5 +325,5 @@ def test_verify_tries_each_fix_on_a_copy_of_the_script(run, scripts):
     result = run(scripts, "leaks", "leaky.py", "--verify", "--json")
     row = json.loads(result.stdout)["rows"][0]
     assert result.returncode == 1 and row["remedy"]["verified"] is True, row
-    assert "this edit ends the growth (verified)" in row["fix"], row["fix"]
+    assert "this edit ends the graph's growth (verified)" in row["fix"], row["fix"]
     assert (scripts / "leaky.py").read_text() == LEAKY, "the script on disk is not touched"

@@ -153,7 +153,9 @@ def test_a_graph_row_names_the_holder_that_keeps_the_graph_not_the_one_that_keep
     by_holder = {row.holder: row for row in report.rows}
     assert by_holder["predictions[-1]"].nodes_per_step == 0, "the detached predictions keep no graph"
     assert by_holder["outputs[-1]"].nodes_per_step == 2, report
-    assert fixed.rows == [], fixed
+    assert by_holder["outputs[-1]"].remedy.new == "outputs.append(out.detach())", report
+    # the lists keep what the epoch collects (their entries' bytes), no graph
+    assert fixed.nodes_per_step == 0 and fixed.rows and all(not row.nodes_per_step for row in fixed.rows), fixed
 
 
 def test_losses_kept_by_a_trainer_class_are_kept_as_numbers_not_detached_tensors(tmp_path):
@@ -267,3 +269,23 @@ def test_the_sparse_buffer_gets_no_edit_that_does_not_end_its_growth(tmp_path):
     report, remedies, _, _ = verified_and_applied(tmp_path, "sparse_momentum")
     assert [r.verified for r in remedies] == [False] and all(r.edits == [] for r in remedies), remedies
     assert "unverified" in report.top.fix, report.top.fix
+
+
+def test_a_rollout_keeps_its_entries_and_every_field_loses_its_graph_where_it_goes_in(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "rollout")
+    edits = [edit for remedy in remedies for edit in remedy.edits]
+    assert sorted(new for _, new in edits) == ['rollout["log_probs"].append(log_prob.detach())',
+                                               'rollout["values"].append(value.detach())'], remedies
+    assert report.nodes_per_step > 0 and after.nodes_per_step == 0, after
+    assert len(fixed["rollout"]["log_probs"]) == len(fixed["rollout"]["values"]) == 6, "the rollout keeps its data"
+    # what still grows is the entries themselves: a value (16 float32) and a log-probability, a view of the 16 x 2
+    # log-softmax it keeps whole
+    assert sorted(row.bytes_per_step for row in after.rows) == [16 * 4, 16 * 2 * 4], after
+    assert "this edit ends the graph's growth (verified)" in report.top.fix, report.top.fix
+
+
+def test_hooks_registered_on_a_parameter_every_step_are_counted_and_registering_once_ends_it(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "parameter_hooks")
+    assert report.top.hooks_per_step == 1 and report.top.holder.startswith("model.weight._backward_hooks"), report
+    assert [r.action for r in remedies] == [REGISTER_ONCE] and "register_hook" in remedies[0].old, remedies
+    assert fixed.rows == [], fixed

@@ -599,6 +599,11 @@ class _Search:
             self.push((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
         elif tensor.is_leaf and tensor.requires_grad and (isinstance(tensor, torch.nn.Parameter) or ".param_groups[" in path):
             self.found.no_grad_yet.append(path)
+        hooks = internals.backward_hooks_of(tensor)  # tensor.register_hook's: counted as a module's hooks are
+        if hooks:
+            where = f"{path}._backward_hooks"
+            self.found.hooks[where] = (len(hooks), *_code_of(list(hooks.values())[-1]), tuple(hooks))
+            self.push((where, hooks, where, note, through_grad, True))
         attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
         for name, item in list(attributes.items()) if attributes else ():
             if _searched(item):

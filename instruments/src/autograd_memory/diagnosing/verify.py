@@ -14,6 +14,8 @@ import sys
 import types
 from contextlib import redirect_stdout
 
+from ..formats.units import format_bytes
+from .fixes import DETACH_ENTRIES
 from .steps import step_function
 
 __all__ = ["try_fixes", "script_step"]
@@ -110,6 +112,15 @@ def _tried(remedy, rows, text, filename, find, measure):
     holders = {row.kept_in for row in rows if row.kept_in}
     still = [row for row in after.rows if (row.kept_in in holders if holders else True)]
     del module
+    if remedy.action == DETACH_ENTRIES:  # the entries are the data it keeps: their graphs must go, and only they
+        grown = [row for row in still if row.nodes_per_step]
+        kept = sum(row.bytes_per_step for row in still)
+        graphs = any(row.nodes_per_step for row in rows)  # a graph that kept no bytes of its own still went
+        if grown or not (graphs or kept < sum(row.bytes_per_step for row in rows)):
+            return _unverified(remedy, "the edited copy still keeps each entry's graph")
+        return dataclasses.replace(remedy, verified=True, text=(
+            f"{remedy.text}; this edit ends the graph's growth (verified): what still grows, "
+            f"{format_bytes(kept)}/step, is the entries themselves"))
     if still:
         return _unverified(remedy, f"the edited copy still grows: {still[0].grows()}, kept by {still[0].holder}")
     return dataclasses.replace(remedy, text=f"{remedy.text}; this edit ends the growth (verified)", verified=True)

@@ -19,7 +19,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of",
     "is_foreign_memory", "uncounted_kind", "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER",
-    "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error",
+    "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error", "backward_hooks_of",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
     "saved_tensors_of", "accumulated_leaf", "sequence_number", "made_at", "hook_number", "in_backward", "graph_task_id",
@@ -208,6 +208,20 @@ def uncounted_kind(tensor):
     except (RuntimeError, NotImplementedError):
         return str(tensor.layout).removeprefix("torch.").strip("_")
     return ""
+
+
+def backward_hooks_of(tensor):
+    """The hooks ``tensor.register_hook`` put on ``tensor``: a dict, handle id -> hook, or None before the first.
+
+    Relies on: ``Tensor._backward_hooks``, the dict the tensor keeps them in (its keys the ids of their
+    ``RemovableHandle`` s). Guarded by:
+    test_leak_cases.py::test_hooks_registered_on_a_parameter_every_step_are_counted_and_registering_once_ends_it.
+
+    >>> w = torch.ones(2, requires_grad=True)
+    >>> backward_hooks_of(w) is None, len(backward_hooks_of(w) or {}) + (w.register_hook(print) is not None)
+    (True, 1)
+    """
+    return getattr(tensor, "_backward_hooks", None)
 
 
 def is_foreign_memory(storage):
