@@ -434,20 +434,46 @@ def test_a_step_that_exits_says_on_which_call_and_leaves_nothing_installed():
     assert current_dispatch_mode() is None and top_saved_tensor_hooks() is None
 
 
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch has no mkldnn tensors")
 def test_tensors_the_meters_cannot_count_make_the_report_say_so_instead_of_flat():
-    from .test_meter_edge_cases import Opaque
-
     kept, passing = [], []
 
     def step():
-        kept.append(Opaque(torch.ones(1000)) * 2)
+        kept.append(torch.ones(1000).to_mkldnn())
         passing.clear()
-        passing.append(Opaque(torch.ones(10)) * 2)  # one alive at a time: it cannot hide a leak
+        passing.append(torch.ones(10).to_mkldnn())  # one alive at a time: it cannot hide a leak
     report = find_leaks(step)
     text = str(report)
-    assert report.rows == [] and report.uncounted == {kept[0].__class__.__name__: 5}, report.uncounted
+    assert report.rows == [] and report.uncounted == {"mkldnn": 5}, report.uncounted
     assert "flat" not in text and "cannot tell" in text, text
-    assert "+1 Opaque tensor/step that the meters cannot count" in text, text
+    assert "+1 mkldnn tensor/step that the meters cannot count" in text, text
     with pytest.raises(NotFlatError, match="cannot count"):
         report.assert_flat()
     report.assert_flat(allow_uncounted=True)
+
+
+def test_what_a_subclass_keeps_inside_is_found_by_the_search_and_its_kind_named():
+    from .test_meter_edge_cases import Opaque
+
+    kept = []
+    report = find_leaks(lambda: kept.append(Opaque(torch.ones(1000)) * 2))
+    assert report.uncounted == {"Opaque": 5} and "cannot tell" in str(report), report
+    assert report.top.holder == "kept[-1].inner" and report.top.bytes_per_step == 4000, report
+    assert "made where the meters cannot see" in report.top.where, report.top.where
+
+
+def test_a_leak_made_on_another_thread_is_found_and_says_on_which():
+    import threading
+
+    kept = []
+
+    def load():
+        kept.append(torch.ones(N) * 2)
+
+    def step():
+        worker = threading.Thread(target=load, name="loader")
+        worker.start()
+        worker.join()
+    report = find_leaks(step)
+    assert report.top is not None and report.top.bytes_per_step == 4 * N, report
+    assert report.top.holder == "kept[-1]" and "made on thread loader" in report.top.where, report

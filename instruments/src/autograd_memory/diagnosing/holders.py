@@ -81,6 +81,7 @@ class Found:
     """What :func:`search` found: storage id -> path, holder key -> :class:`Holder`."""
 
     storages: dict = field(default_factory=dict)
+    sizes: dict = field(default_factory=dict)  # storage id -> its bytes, for the storages of tensors it reached
     holders: dict = field(default_factory=dict)
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
     optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
@@ -592,6 +593,7 @@ class _Search:
         holder = self.holder(key, path, note, through_grad)
         for storage in storages:
             self.found.storages.setdefault(id(storage), path)
+            self.found.sizes[id(storage)] = storage.nbytes()
             self.found.holder_of_storage.setdefault(id(storage), key)
         if storages:
             holder.path, holder.storage, holder.numel = path, id(storages[0]), max(holder.numel, tensor.numel())

@@ -26,6 +26,7 @@ import collections
 import gc
 import html
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -101,9 +102,18 @@ class LeakRow:
     remedy: object = None  # the fix as a change to apply: :class:`~autograd_memory.diagnosing.fixes.Remedy`
     part_of: object = None  # a bounded row kept by a holder that leaks in another row: that row (its fix frees both)
 
+    unseen: bool = False  # storages the step keeps that the meter never saw made, found by the search
+    threads: tuple = ()  # for such a row: the other threads that ran in the steps
+
     @property
     def where(self) -> str:
         if isinstance(self.site, str):
+            if self.unseen and self.threads:
+                return (f"{self.site} (made on thread {', '.join(self.threads)}: the meters count this thread's ops "
+                        "only, so not the line)")
+            if self.unseen:
+                return (f"{self.site} (made where the meters cannot see the line: inside a tensor subclass's own "
+                        "dispatch, or outside the dispatcher)")
             return f"{self.site} (made before find_leaks ran)"
         return source_location(*self.site)
 
@@ -277,7 +287,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     (its size names it). Tensors the meters cannot count exactly (a tensor subclass of its own, a strided nested
     tensor, mkldnn; see :attr:`~autograd_memory.LiveTensors.uncounted`) that the steps keep are
     ``report.uncounted``, by kind: the report then says "cannot tell", never "flat", and :meth:`LeakReport.assert_flat`
-    fails unless ``allow_uncounted=True``. Nothing stays installed if ``step`` raises; no tensor is kept alive.
+    fails unless ``allow_uncounted=True``. Storages the step keeps that the meter never saw made (made on another
+    thread, or inside a tensor subclass's own dispatch) are rows too, found by the search for holders: "made on
+    thread T", without a line. Nothing stays installed if ``step`` raises; no tensor is kept alive.
 
     ``verify=True`` tries each row's edit first (:mod:`~autograd_memory.diagnosing.verify`): applied to a copy of the
     step's script and measured again, it is kept with "this edit ends the growth (verified)", or given as words only,
@@ -303,8 +315,9 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     freeze = gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
+    threads = _ThreadNames()
     try:
-        with _SiteMeter(step_code) as meter:
+        with _SiteMeter(step_code) as meter, threads:
             for _ in range(warmup):
                 call_step(step, "find_leaks", (next(calls), warmup + steps))
             first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
@@ -322,7 +335,7 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
         if freeze:
             gc.unfreeze()
         del namespaces
-    report = _report(first, middle, last, steps, warmup, rss, step_code)
+    report = _report(first, middle, last, steps, warmup, rss, step_code, tuple(threads.names))
     if verify:
         try_fixes(report, step, lambda copy: find_leaks(copy, steps, warmup, max_nodes=max_nodes, max_objects=max_objects))
     return report
@@ -367,7 +380,44 @@ def _by_line(alive):
     return totals
 
 
-def _report(first, middle, last, steps, warmup, rss, step_code):
+class _ThreadNames:
+    """Inside it, the names of the threads ``threading`` starts (a profile function that notes the thread's name at its
+    first call, then removes itself), the previous ``threading.setprofile`` function restored on exit."""
+
+    def __enter__(self):
+        self.names, self.previous = [], threading.getprofile()
+        threading.setprofile(self._note)
+        return self
+
+    def _note(self, frame, event, arg):
+        name = threading.current_thread().name
+        if name not in self.names:
+            self.names.append(name)
+        sys.setprofile(self.previous)
+
+    def __exit__(self, *exc):
+        threading.setprofile(self.previous)
+        return False
+
+
+def _unseen_rows(rows, first, last, steps, threads):
+    """Storages the step keeps that the meter never saw made (made on another thread): a row per holder, from what
+    the searches reached, so that such a leak is not read as flat."""
+    grown = collections.Counter()
+    for key, nbytes in last.found.sizes.items():
+        if key not in last.alive and key not in first.found.sizes:
+            grown[last.found.holder_of_storage.get(key)] += nbytes
+    for holder, nbytes in grown.items():
+        if holder is None or nbytes <= 0 or any(row.kept_in == holder for row in rows.values()):
+            continue
+        found = last.found.holders[holder]
+        rows[holder] = LeakRow(found.path, 0, steps=steps, holder=found.path, kept_in=holder, holder_note=found.note,
+                               phases={"": nbytes}, storages_made=sum(
+                                   1 for key in last.found.sizes if key not in last.alive and key not in first.found.sizes
+                                   and last.found.holder_of_storage.get(key) == holder), unseen=True, threads=threads)
+
+
+def _report(first, middle, last, steps, warmup, rss, step_code, threads=()):
     rows = {}  # (code, line), or (line, holder key) for a graph kept by another holder than the line's bytes: -> LeakRow
     grown_by_site, made_by_line = collections.Counter(), collections.Counter()
     born = collections.defaultdict(set)  # line -> the steps in which its new storages alive at the end were made
@@ -428,6 +478,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
             if not row.kept_in:
                 row.holder, row.kept_in, row.holder_note = holder.path, key, holder.note
     _hook_rows(rows, first, last, steps)
+    _unseen_rows(rows, first, last, steps, threads)
     caches = {path: size - first.found.caches.get(path, 0) for path, size in last.found.caches.items()}
     cache = max(caches, key=caches.get, default=None)
     readings = (first, middle, last), [_by_line(reading.alive) if reading else {} for reading in (first, middle, last)]
