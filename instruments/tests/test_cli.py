@@ -7,6 +7,7 @@ One test runs the real command (``python -m autograd_memory`` in a new process);
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -220,3 +221,109 @@ def test_a_model_as_the_step_is_refused_with_what_to_pass(run, trainers):
     result = run(trainers, "leaks", "trainers.py:model")
     assert result.returncode == 2 and "got a model (Linear), not a training step" in result.stderr, result
     assert "Traceback" not in result.stderr, result.stderr
+
+
+# ------------------------------------------------------------------ exit codes the step cannot fake
+
+STOPPING = """\
+import sys
+
+import torch
+
+w = torch.ones(100, requires_grad=True)
+calls = 0
+
+
+def step():
+    global calls
+    calls += 1
+    (w * 2).sum().backward()
+    if calls == 3:
+        {stop}
+"""
+
+
+@pytest.mark.parametrize("stop, words", [
+    ("sys.exit(0)", "the step exited (SystemExit: 0) on call 3 of 6"),
+    ("sys.exit(3)", "the step exited (SystemExit: 3) on call 3 of 6"),
+    ("raise SystemExit", "the step exited (SystemExit) on call 3 of 6"),
+    ("raise KeyboardInterrupt", "the step was interrupted (KeyboardInterrupt) on call 3 of 6"),
+])
+def test_a_step_that_exits_or_is_interrupted_exits_2_saying_on_which_call(run, tmp_path, stop, words):
+    (tmp_path / "stopping.py").write_text(STOPPING.format(stop=stop))
+    result = run(tmp_path, "leaks", "stopping.py")
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert words in result.stderr, result.stderr
+    assert "no report" in result.stderr and result.stdout == "", "no report is printed: the steps did not all run"
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.slow  # starts a Python and interrupts it
+def test_ctrl_c_in_the_real_command_exits_2_without_a_traceback(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "slow.py").write_text(
+        "import pathlib, time\nimport torch\n\nw = torch.ones(10, requires_grad=True)\n\n\n"
+        "def step():\n    pathlib.Path('started').touch()\n    (w * 2).sum().backward()\n    time.sleep(0.5)\n")
+    process = subprocess.Popen([sys.executable, "-m", "autograd_memory", "leaks", "slow.py"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 2, (process.returncode, out, err)
+    assert "the step was interrupted (KeyboardInterrupt) on call 1 of 6" in err, err
+    assert "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--steps", "2"), "--steps 2 is too few: find_leaks needs --steps 3 or more measured steps"),
+    (("--steps", "0"), "--steps 0 is too few"),
+    (("--warmup", "-1"), "--warmup -1"),
+])
+def test_too_few_steps_exit_2_saying_what_to_pass(run, scripts, args, words):
+    result = run(scripts, "leaks", "flat.py", *args)
+    assert result.returncode == 2 and words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_no_warm_up_on_a_fresh_model_exits_2_saying_why_and_what_to_pass(run, scripts):
+    result = run(scripts, "leaks", "flat.py", "--warmup", "0")
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "--warmup 0" in result.stderr and "no .grad yet" in result.stderr and "--warmup 1" in result.stderr
+    assert "Traceback" not in result.stderr and "the step raised" not in result.stderr, result.stderr
+
+
+def test_the_help_lists_every_exit_code(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["leaks", "--help"])
+    text = capsys.readouterr().out
+    for code, meaning in ((0, "flat"), (1, "grows"), (2, "no answer"), (3, "cannot count")):
+        assert re.search(rf"^ +{code} +.*{meaning}", text, re.M), f"exit {code} ({meaning}) is not in the help:\n{text}"
+
+
+def test_tensors_the_meters_cannot_count_exit_3_unless_allowed(run, tmp_path):
+    (tmp_path / "opaque.py").write_text(
+        "import torch\n\nkept = []\n\n\ndef step():\n    kept.append(torch.ones(100).to_mkldnn())\n")
+    if not __import__("torch").backends.mkldnn.is_available():
+        pytest.skip("this torch has no mkldnn tensors")
+    result = run(tmp_path, "leaks", "opaque.py")
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "cannot tell" in result.stdout and "mkldnn" in result.stdout, result.stdout
+    result = run(tmp_path, "leaks", "opaque.py", "--json")
+    assert result.returncode == 3 and json.loads(result.stdout)["uncounted"], result.stdout
+    assert run(tmp_path, "leaks", "opaque.py", "--allow-uncounted").returncode == 0
+
+
+def test_verify_tries_each_fix_on_a_copy_of_the_script(run, scripts):
+    result = run(scripts, "leaks", "leaky.py", "--verify", "--json")
+    row = json.loads(result.stdout)["rows"][0]
+    assert result.returncode == 1 and row["remedy"]["verified"] is True, row
+    assert "this edit ends the graph's growth (verified)" in row["fix"], row["fix"]
+    assert (scripts / "leaky.py").read_text() == LEAKY, "the script on disk is not touched"

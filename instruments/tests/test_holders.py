@@ -139,11 +139,11 @@ def test_adam_state_made_in_the_first_step_is_bounded_and_does_not_fail_assert_f
         optimizer.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
         optimizer.step()
+    nn.functional.mse_loss(model(x), y).backward()  # every .grad exists: no warm-up needed, Adam's state is new
     report = find_leaks(step, warmup=0, steps=4)
     report.assert_flat()
     holders = [row.holder for row in report.bounded]
     assert any(h.startswith("optimizer.state[") and "exp_avg" in h for h in holders), report
-    assert any(h.endswith(".grad") for h in holders), report  # the gradients: allocated once, then reused
 
 
 def test_a_module_global_is_named_as_one():

@@ -153,7 +153,9 @@ def test_a_graph_row_names_the_holder_that_keeps_the_graph_not_the_one_that_keep
     by_holder = {row.holder: row for row in report.rows}
     assert by_holder["predictions[-1]"].nodes_per_step == 0, "the detached predictions keep no graph"
     assert by_holder["outputs[-1]"].nodes_per_step == 2, report
-    assert fixed.rows == [], fixed
+    assert by_holder["outputs[-1]"].remedy.new == "outputs.append(out.detach())", report
+    # the lists keep what the epoch collects (their entries' bytes), no graph
+    assert fixed.nodes_per_step == 0 and fixed.rows and all(not row.nodes_per_step for row in fixed.rows), fixed
 
 
 def test_losses_kept_by_a_trainer_class_are_kept_as_numbers_not_detached_tensors(tmp_path):
@@ -184,3 +186,106 @@ def test_the_fast_weights_graph_count_is_the_graph_walked_by_hand(tmp_path):
     for _ in range(5):
         namespace["step"]()
     assert (nodes() - before) / 5 == 13
+
+
+# ------------------------------------------------------------------ nothing missed silently
+
+
+def census_growth_per_step(step, steps=3):
+    """What a step keeps, by an independent census of every tensor's storages (sparse parts included)."""
+    from autograd_memory.testing import allocated_bytes
+
+    step()
+    before = allocated_bytes()
+    for _ in range(steps):
+        step()
+    grown = allocated_bytes() - before
+    assert grown % steps == 0, "the same bytes every step"
+    return grown // steps
+
+
+def test_a_sparse_momentum_buffer_grown_in_place_is_found_with_the_census_bytes(tmp_path):
+    truth = census_growth_per_step(load(tmp_path, "sparse_momentum")["step"])
+    assert truth == 12 * (8 + 16 * 4), "12 rows a step: an int64 row index and a row of 16 float32 values each"
+    namespace = load(tmp_path, "sparse_momentum")
+    report = report_of(namespace)
+    assert report.top is not None and report.top.bytes_per_step == truth, report
+    assert report.top.holder.startswith("state['momentum']"), report
+    assert report.bytes_per_step == truth, report
+    try:
+        assert_no_leak(load(tmp_path, "sparse_momentum")["step"])
+    except AssertionError as error:
+        assert "state['momentum']" in str(error)
+    else:
+        raise AssertionError("assert_no_leak passed a sparse buffer that grows every step")
+
+
+# ------------------------------------------------------------------ advice tried before it is given
+
+
+def verified_and_applied(tmp_path, name):
+    """The report of ``name`` with its fixes tried (verify=True); every edit it offers must be verified; the script
+    with them applied, run again: (report, its distinct remedies, the fixed script's namespace, its report)."""
+    report = report_of(load(tmp_path, name), verify=True)
+    assert report.rows, f"{name}: find_leaks finds no leak:\n{report}"
+    remedies = list(dict.fromkeys(row.remedy for row in report.rows))
+    assert all(remedy.verified is not None for remedy in remedies), remedies
+    assert all(remedy.verified for remedy in remedies if remedy.edits), f"an edit offered unverified: {remedies}"
+    text = (CASES / f"{name}.py").read_text()
+    for remedy in remedies:
+        if remedy.edits:
+            text = applied(text, remedy)
+    fixed = load(tmp_path, f"{name}_fixed", text)
+    return report, remedies, fixed, report_of(fixed)
+
+
+def test_a_verified_edit_says_so_and_ends_the_growth(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "losses_list")
+    assert [r.verified for r in remedies] == [True] and "this edit ends the growth (verified)" in report.top.fix
+    assert after.rows == [], after
+    assert len(fixed["trainer"].losses) == 6, "every step's loss is still kept, as a number"
+
+
+def test_a_dict_of_outputs_is_kept_as_numbers_per_value_and_keeps_every_entry(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "dict_outputs")
+    assert report.top.remedy.new == 'outputs.append({"loss": loss.item(), "mae": (prediction - y).abs().mean().item()})'
+    assert after.rows == [], after
+    assert len(fixed["outputs"]) == 6 and set(fixed["outputs"][0]) == {"loss", "mae"}, "the program's data survives"
+
+
+def test_an_edit_that_would_raise_is_given_as_words_saying_it_is_unverified(tmp_path):
+    text = (CASES / "dict_outputs.py").read_text().replace(
+        'outputs.append({"loss": loss, "mae": (prediction - y).abs().mean()})',
+        'record = {"loss": loss, "mae": (prediction - y).abs().mean()}\n    outputs.append(record)')
+    report = report_of(load(tmp_path, "dict_record", text), verify=True)
+    remedy = report.top.remedy
+    assert remedy.verified is False and remedy.edits == [], remedy
+    assert "unverified" in remedy.text, remedy.text
+
+
+def test_the_sparse_buffer_gets_no_edit_that_does_not_end_its_growth(tmp_path):
+    """Its rows are real state (the momentum of every row the batches touched): clearing it, or coalescing it, does
+    not end the growth while the batches touch new rows; tried first, no such edit is offered."""
+    report, remedies, _, _ = verified_and_applied(tmp_path, "sparse_momentum")
+    assert [r.verified for r in remedies] == [False] and all(r.edits == [] for r in remedies), remedies
+    assert "unverified" in report.top.fix, report.top.fix
+
+
+def test_a_rollout_keeps_its_entries_and_every_field_loses_its_graph_where_it_goes_in(tmp_path):
+    report, remedies, fixed, after = verified_and_applied(tmp_path, "rollout")
+    edits = [edit for remedy in remedies for edit in remedy.edits]
+    assert sorted(new for _, new in edits) == ['rollout["log_probs"].append(log_prob.detach())',
+                                               'rollout["values"].append(value.detach())'], remedies
+    assert report.nodes_per_step > 0 and after.nodes_per_step == 0, after
+    assert len(fixed["rollout"]["log_probs"]) == len(fixed["rollout"]["values"]) == 6, "the rollout keeps its data"
+    # what still grows is the entries themselves: a value (16 float32) and a log-probability, a view of the 16 x 2
+    # log-softmax it keeps whole
+    assert sorted(row.bytes_per_step for row in after.rows) == [16 * 4, 16 * 2 * 4], after
+    assert "this edit ends the graph's growth (verified)" in report.top.fix, report.top.fix
+
+
+def test_hooks_registered_on_a_parameter_every_step_are_counted_and_registering_once_ends_it(tmp_path):
+    report, fixed, remedies = fixed_by_the_report(tmp_path, "parameter_hooks")
+    assert report.top.hooks_per_step == 1 and report.top.holder.startswith("model.weight._backward_hooks"), report
+    assert [r.action for r in remedies] == [REGISTER_ONCE] and "register_hook" in remedies[0].old, remedies
+    assert fixed.rows == [], fixed

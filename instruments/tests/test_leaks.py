@@ -166,7 +166,7 @@ def test_fixed_steps_are_flat(fixed):
 
 def test_the_report_reads_as_a_table():
     kept = []
-    report = find_leaks(lambda: kept.append(torch.ones(N)), steps=2)
+    report = find_leaks(lambda: kept.append(torch.ones(N)), steps=3)
     text, page = str(report), report._repr_html_()
     assert "+2.00 kB/step in 1 tensor/step" in text and "kept.append(torch.ones(N))" in text
     assert text.splitlines()[1:5] == ["  +2.00 kB/step in 1 tensor/step", f"      made at {report.top.where}: {report.top.code}",
@@ -185,7 +185,7 @@ def test_on_a_slide_the_report_shows_its_largest_rows_at_full_size():
         kept_small.append(torch.ones(N))
         kept_large.append(torch.ones(4 * N))
         kept_third.append(torch.ones(2 * N))
-    report = find_leaks(step, steps=2)
+    report = find_leaks(step, steps=3)
     display_settings.use_large()
     try:
         slide = report._repr_html_()
@@ -211,7 +211,7 @@ def test_find_leaks_keeps_no_tensor_alive():
 def test_find_leaks_leaves_no_reference_in_the_callers_frame():
     def caller():
         kept_by_caller = torch.ones(N)
-        report = find_leaks(lambda: None, steps=1)
+        report = find_leaks(lambda: None, steps=3)
         probe = weakref.ref(kept_by_caller)
         del kept_by_caller
         gc.collect()
@@ -303,9 +303,9 @@ def test_generator_and_async_steps_are_refused_with_what_to_pass(kind):
 def test_bad_arguments_say_what_to_pass():
     with pytest.raises(TypeError, match="training step as a function"):
         find_leaks(42)
-    with pytest.raises(ValueError, match="steps >= 1"):
+    with pytest.raises(ValueError, match="steps=3 or more"):
         find_leaks(lambda: None, steps=0)
-    with pytest.raises(ValueError, match="steps >= 1"):
+    with pytest.raises(ValueError, match="steps=3 or more"):
         find_leaks(lambda: None, steps=True)  # a bool is an int to Python, not a number of steps
     with pytest.raises(TypeError, match=r"calls the step with no arguments, but it takes \(batch\).*lambda: train_step"):
         find_leaks(lambda batch: None)
@@ -383,3 +383,97 @@ def test_a_hook_registered_once_late_in_the_steps_reads_bounded_and_one_register
     assert [row.hooks_per_step for row in report.bounded] == [0.2], report
     every = find_leaks(lambda: step(every=True))
     assert [row.hooks_per_step for row in every.rows] == [1], every
+
+
+# ------------------------------------------------------------------ what cannot be answered is refused
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2])
+def test_fewer_than_three_measured_steps_are_refused_saying_why(steps):
+    with pytest.raises(ValueError, match=r"steps=3 or more.*a window of fixed size"):
+        find_leaks(lambda: None, steps=steps)
+
+
+def test_no_warm_up_on_a_fresh_model_is_refused_and_allowed_once_every_grad_exists():
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.ones(3, 4)
+
+    def step():
+        optimizer.zero_grad(set_to_none=False)
+        model(x).sum().backward()
+        optimizer.step()
+    with pytest.raises(ValueError, match=r"warmup=0.*no \.grad yet: model\.weight.*warmup=1"):
+        find_leaks(step, warmup=0)
+    assert model.weight.grad is None, "a refused call runs no step"
+    step()
+    assert find_leaks(step, warmup=0).rows == [], "every .grad exists: no warm-up is needed"
+
+
+def test_a_step_that_exits_says_on_which_call_and_leaves_nothing_installed():
+    calls = []
+
+    def step():
+        calls.append(1)
+        if len(calls) == 4:
+            raise SystemExit(0)
+    with pytest.raises(SystemExit) as stopped:
+        find_leaks(step)
+    assert stopped.value.code == 0, "the step's own exit code is kept for a caller that wants it"
+    assert "the step exited (SystemExit: 0) on call 4 of 6" in str(stopped.value.__notes__), stopped.value.__notes__
+    assert current_dispatch_mode() is None and top_saved_tensor_hooks() is None
+    calls.clear()
+
+    def interrupted():
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        find_leaks(interrupted)
+    assert "the step was interrupted (KeyboardInterrupt) on call 2 of 6" in str(stopped.value.__notes__)
+    assert current_dispatch_mode() is None and top_saved_tensor_hooks() is None
+
+
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch has no mkldnn tensors")
+def test_tensors_the_meters_cannot_count_make_the_report_say_so_instead_of_flat():
+    kept, passing = [], []
+
+    def step():
+        kept.append(torch.ones(1000).to_mkldnn())
+        passing.clear()
+        passing.append(torch.ones(10).to_mkldnn())  # one alive at a time: it cannot hide a leak
+    report = find_leaks(step)
+    text = str(report)
+    assert report.rows == [] and report.uncounted == {"mkldnn": 5}, report.uncounted
+    assert "flat" not in text and "cannot tell" in text, text
+    assert "+1 mkldnn tensor/step that the meters cannot count" in text, text
+    with pytest.raises(NotFlatError, match="cannot count"):
+        report.assert_flat()
+    report.assert_flat(allow_uncounted=True)
+
+
+def test_what_a_subclass_keeps_inside_is_found_by_the_search_and_its_kind_named():
+    from .test_meter_edge_cases import Opaque
+
+    kept = []
+    report = find_leaks(lambda: kept.append(Opaque(torch.ones(1000)) * 2))
+    assert report.uncounted == {"Opaque": 5} and "cannot tell" in str(report), report
+    assert report.top.holder == "kept[-1].inner" and report.top.bytes_per_step == 4000, report
+    assert "made where the meters cannot see" in report.top.where, report.top.where
+
+
+def test_a_leak_made_on_another_thread_is_found_and_says_on_which():
+    import threading
+
+    kept = []
+
+    def load():
+        kept.append(torch.ones(N) * 2)
+
+    def step():
+        worker = threading.Thread(target=load, name="loader")
+        worker.start()
+        worker.join()
+    report = find_leaks(step)
+    assert report.top is not None and report.top.bytes_per_step == 4 * N, report
+    assert report.top.holder == "kept[-1]" and "made on thread loader" in report.top.where, report

@@ -63,6 +63,68 @@ def test_graph_memory_and_graph_table_count_a_saved_sparse_tensor():
     del out
 
 
+def test_a_sparse_tensor_grown_in_place_counts_its_new_parts():
+    buffer = torch.zeros(100, 4).to_sparse()
+    updates = [torch.zeros(100, 4) for _ in range(3)]
+    for row, update in enumerate(updates):
+        update[row] = 1.0
+    updates = [update.to_sparse() for update in updates]
+    with LiveTensors() as live:
+        for update in updates:
+            buffer.mul_(0.9).add_(update)  # uncoalesced: the entries are concatenated
+        assert buffer._nnz() == 12
+        assert live.bytes == _nbytes(buffer), "the buffer's parts, made by add_, are counted"
+    ones = torch.ones(4, 4).to_sparse_csr()
+    with LiveTensors() as live:
+        csr = torch.eye(4).to_sparse_csr()
+        before = live.bytes
+        csr.add_(ones)  # its parts grow in place
+        assert live.bytes == _nbytes(csr) > before, "a CSR tensor's parts grown in place are counted"
+
+
+# ---------------------------------------------------------------- what the meters cannot count: named, never 0
+
+
+class Opaque(torch.Tensor):
+    """A wrapper subclass without ``__tensor_flatten__``: what it holds is its own business."""
+
+    @staticmethod
+    def __new__(cls, inner):
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        def unwrap(value):
+            return value.inner if isinstance(value, Opaque) else value
+        out = func(*map(unwrap, args), **{key: unwrap(value) for key, value in (kwargs or {}).items()})
+        return Opaque(out) if isinstance(out, torch.Tensor) else out
+
+
+def uncountable_makers():
+    makers = {"Opaque": lambda: Opaque(torch.ones(100)) * 2,
+              "nested": lambda: torch.nested.nested_tensor([torch.ones(3, 4), torch.ones(2, 4)]) * 2}
+    if torch.backends.mkldnn.is_available():
+        makers["mkldnn"] = lambda: torch.ones(100).to_mkldnn()
+    return makers
+
+
+@pytest.mark.parametrize("kind", list(uncountable_makers()))
+def test_a_tensor_the_meter_cannot_count_exactly_is_counted_as_uncounted_while_alive(kind):
+    make = uncountable_makers()[kind]
+    with LiveTensors() as live:
+        kept = [make() for _ in range(3)]
+        assert sum(live.uncounted.values()) == 3 and kind in " ".join(live.uncounted), live.uncounted
+        kept.pop()
+        assert sum(live.uncounted.values()) == 2, "a dead one is no longer counted"
+    with LiveTensors() as live:
+        dense = [torch.ones(3).to_sparse(), torch.ones(4), torch.ones(2, device="meta")]
+    assert live.uncounted == {}, "sparse, dense and meta tensors are counted exactly (meta holds no memory)"
+    del kept, dense
+
+
 # ---------------------------------------------------------------- 2. set_ and torch.load
 
 def test_storages_swapped_in_by_set_and_torch_load_are_counted():

@@ -32,3 +32,17 @@ def test_a_leaking_step_fails_with_the_report():
     message = str(failure.value)
     assert message.startswith("the step leaks: find_leaks: 3 steps after 1 warm-up")
     assert "test_testing.py, line 18" in message, message
+
+
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch has no mkldnn tensors")
+def test_tensors_it_cannot_count_fail_unless_told_they_may_be_ignored():
+    kept = []
+
+    def step():
+        kept.append(torch.ones(1000).to_mkldnn())
+    with pytest.raises(AssertionError) as failure:
+        assert_no_leak(step)
+    message = str(failure.value)
+    assert "cannot tell" in message and "+1 mkldnn" in message and "flat" not in message, message
+    report = assert_no_leak(step, allow_uncounted=True)
+    assert report.rows == [] and report.uncounted, report

@@ -123,7 +123,7 @@ def test_the_kinds_add_up_after_find_leaks_ran_and_when_a_storage_grows_in_place
         step()
         buffer = torch.zeros(4)
         torch.ones(64, out=buffer)  # the same storage, grown in place
-    find_leaks(growing_step, steps=2)
+    find_leaks(growing_step, steps=3)
     for _ in range(3):
         memory = timeline(growing_step, model, optimizer)
         for index, total in enumerate(memory.total):

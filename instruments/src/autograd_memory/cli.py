@@ -10,7 +10,10 @@
 object the script makes) or ``Trainer.step`` (called on the script's one ``Trainer``, else on ``Trainer()``; a class
 whose constructor needs arguments is refused with what to write). ``leaks`` exits 1 when something grows
 from step to step and 0 when the step is flat, so it can gate CI; every command exits 2, with a message saying
-what to do, for a missing file or function, a function that needs arguments, or a script that raises.
+what to do, for a missing file or function, a function that needs arguments, or a script that raises; ``leaks``
+exits 2 too for fewer than 3 steps, no warm-up on a fresh model, and a step that exits (``sys.exit``, whatever its
+code) or is interrupted, naming the call ("the step exited (SystemExit: 0) on call 3 of 6"): no step can make the
+command read "flat".
 ``check`` prints the drift guard's probes (:mod:`autograd_memory.seams.drift`) and exits 1 if one fails.
 ``lint`` reads Python files and notebooks (folders: every .py and .ipynb in them) without running them, prints each
 line that keeps a graph alive (:mod:`autograd_memory.diagnosing.lint`) and exits 1 when it found one.
@@ -28,7 +31,18 @@ from .diagnosing.steps import check_step
 
 __all__ = ["main", "load_step", "UsageError"]
 
-FLAT, GROWS, USAGE = 0, 1, 2  # exit codes
+FLAT, GROWS, USAGE, UNCOUNTED = 0, 1, 2, 3  # exit codes
+_LEAKS = """\
+Run the step (FILE's step, or FUNCTION) WARMUP + STEPS times and name what grows from step to step.
+
+exit codes (a step cannot choose its own: its sys.exit is exit 2):
+  0  flat: nothing grows from step to step
+  1  something grows: the report names the line, what keeps it and the fix
+  2  no answer: bad input (a missing file or function, too few steps, no warm-up on a fresh model), or the
+     script or the step raised, exited (sys.exit) or was interrupted (Ctrl-C); the message says which call
+  3  nothing counted grows, but the steps keep tensors the meters cannot count exactly (a tensor subclass
+     of their own, a strided nested tensor, mkldnn): a leak could hide there; --allow-uncounted makes it 0
+"""
 
 
 class UsageError(Exception):
@@ -132,10 +146,29 @@ def _call_safely(run, path):
 
 
 def _leaks(args):
-    from .diagnosing.leaks import find_leaks
+    """The leaks command; a step that exits or is interrupted (or a Ctrl-C anywhere) is no answer: exit 2."""
+    try:
+        return _leaks_report(args)
+    except (SystemExit, KeyboardInterrupt) as stop:
+        from .diagnosing.steps import stopped_note
+
+        what = stopped_note(stop, "find_leaks") or (
+            "interrupted (KeyboardInterrupt) before the steps ran, or between them" if isinstance(stop, KeyboardInterrupt)
+            else f"exited ({type(stop).__name__}) outside the step")
+        raise UsageError(f"{what}; no report: a run that stops before its last step measured nothing to compare. "
+                         "Let the step run to the end (a max-steps guard that exits belongs outside the step, e.g. "
+                         "in the script's __main__ block)") from None
+
+
+def _leaks_report(args):
+    from .diagnosing.leaks import find_leaks, refusal
 
     module, step = load_step(args.target)
-    report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup), module.__file__)
+    why = refusal(step, args.steps, args.warmup, spell=lambda name, value: f"--{name} {value}")
+    if why:
+        raise UsageError(why)
+    report = _call_safely(lambda: find_leaks(step, steps=args.steps, warmup=args.warmup, verify=args.verify),
+                          module.__file__)
     if args.json:
         def row_json(row):
             return {"where": row.where, "code": row.code, "holder": row.holder, "fix": row.fix, "bounded": row.bounded,
@@ -147,11 +180,11 @@ def _leaks(args):
             "leaks": bool(report.rows), "steps": report.steps, "warmup": report.warmup,
             "bytes_per_step": report.bytes_per_step, "nodes_per_step": report.nodes_per_step,
             "rss_per_step": report.rss_per_step,
-            "rows": [row_json(row) for row in report.rows],
+            "uncounted": report.uncounted, "rows": [row_json(row) for row in report.rows],
             "bounded": [row_json(row) for row in report.bounded]}, indent=2))
     else:
         print(report)
-    return GROWS if report.rows else FLAT
+    return GROWS if report.rows else UNCOUNTED if report.uncounted and not args.allow_uncounted else FLAT
 
 
 def _named(module, name, kind, option):
@@ -215,11 +248,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograd_memory", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    leaks = commands.add_parser("leaks", help="run a step a few times and name what grows (exit 1) or say it is flat (0)")
+    leaks = commands.add_parser("leaks", help="run a step a few times and name what grows (exit 1) or say it is flat (0)",
+                                description=_LEAKS, formatter_class=argparse.RawDescriptionHelpFormatter)
     leaks.add_argument("target", metavar="FILE[:FUNCTION]", help="the script, and its step function (default: step)")
     leaks.add_argument("--steps", type=int, default=5, help="steps measured after the warm-up (default 5)")
     leaks.add_argument("--warmup", type=int, default=1, help="steps run first and not counted (default 1)")
     leaks.add_argument("--json", action="store_true", help="print the report as JSON")
+    leaks.add_argument("--verify", action="store_true",
+                       help="try each fix on a copy of the script first: keep the edits that end the growth")
+    leaks.add_argument("--allow-uncounted", action="store_true",
+                       help="exit 0, not 3, when only tensors the meters cannot count exactly are kept")
     tl = commands.add_parser("timeline", help="run a step once and show live bytes op by op, by kind")
     tl.add_argument("target", metavar="FILE[:FUNCTION]", help="the script, and its step function (default: step)")
     tl.add_argument("--model", metavar="NAME", help="the script's nn.Module (default: its only one)")
@@ -231,8 +269,6 @@ def main(argv=None) -> int:
     lint.add_argument("paths", nargs="+", metavar="PATH", help="Python files, notebooks, or folders of them")
     lint.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or JSON for CI")
     args = parser.parse_args(argv)
-    if getattr(args, "steps", 1) < 1 or getattr(args, "warmup", 0) < 0:
-        parser.error("--steps needs 1 or more and --warmup 0 or more")
     try:
         return {"leaks": _leaks, "timeline": _timeline, "check": _check, "lint": _lint}[args.command](args)
     except UsageError as error:

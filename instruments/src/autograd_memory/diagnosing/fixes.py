@@ -7,6 +7,7 @@ the next step reads it, a cache is cleared, a hook is registered once.
 >>> for line, action, name in [("losses.append(loss)", KEEP_NUMBER, "losses"),
 ...                             ("self.total_loss += loss", KEEP_NUMBER, "total_loss"),
 ...                             ("σ_log.append(σ)", KEEP_NUMBER, "σ_log"),
+...                             ("log.append({'loss': loss, 'acc': acc})", KEEP_NUMBER, "log"),
 ...                             ("memory = torch.tanh(0.9 * memory + x)", DETACH_CARRIED, "memory"),
 ...                             ("loss.backward(create_graph=True)", NO_CREATE_GRAPH, ""),
 ...                             ("loss.backward(retain_graph=True, create_graph=True)  # ∂²", NO_CREATE_GRAPH, ""),
@@ -15,6 +16,7 @@ the next step reads it, a cache is cleared, a hook is registered once.
 losses.append(loss.item())
 self.total_loss += loss.item()
 σ_log.append(σ.item())
+log.append({'loss': loss.item(), 'acc': acc.item()})
 memory = torch.tanh(0.9 * memory.detach() + x)
 loss.backward()
 loss.backward(retain_graph=True)  # ∂²
@@ -31,10 +33,12 @@ __all__ = ["Remedy", "remedy", "edit_line", "container", "ACTIONS"]
 
 KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR = "keep a number", "detach the carried state", "clear it", "clear the cache"
 RESET = "reset it each step"
+DETACH_ENTRIES = "detach what goes in"
 NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK = "backward without create_graph", "register the hook once", "nothing", "look"
 NO_RETAIN_GRAPH = "backward without retain_graph"  # a second edit of DETACH_CARRIED, not a row's action
 _DROPPED = {NO_CREATE_GRAPH: "create_graph", NO_RETAIN_GRAPH: "retain_graph"}
-ACTIONS = (KEEP_NUMBER, DETACH_CARRIED, CLEAR, CACHE_CLEAR, RESET, NO_CREATE_GRAPH, REGISTER_ONCE, NOTHING, LOOK)
+ACTIONS = (KEEP_NUMBER, DETACH_CARRIED, DETACH_ENTRIES, CLEAR, CACHE_CLEAR, RESET, NO_CREATE_GRAPH, REGISTER_ONCE,
+           NOTHING, LOOK)
 _APPEND = {"append", "appendleft", "add", "insert", "extend", "put"}
 
 
@@ -44,7 +48,9 @@ class Remedy:
     (``self.total_loss``); ``where`` the line to edit (``file, line L``), ``old`` its text and ``new`` what it should
     say (both empty when no line could be read); ``text`` the advice in words, which names the line but leaves the
     edit to the reader (a course's exercise asks for it; ``old`` and ``new`` are for tools and tests); ``more``: the
-    other lines the fix changes, ``(where, old, new)`` each."""
+    other lines the fix changes, ``(where, old, new)`` each; ``verified``: None when the edit was not tried, True when
+    it was applied to a copy of the step's script and ended the growth, False when it could not be (then there is no
+    edit, only words: :mod:`~autograd_memory.diagnosing.verify`)."""
 
     action: str
     target: str = ""
@@ -53,9 +59,11 @@ class Remedy:
     old: str = ""
     new: str = ""
     more: tuple = ()
+    verified: object = None
 
     def as_dict(self):
         return {"action": self.action, "target": self.target, "where": self.where, "old": self.old, "new": self.new,
+                "verified": self.verified,
                 "more": [{"where": where, "old": old, "new": new} for where, old, new in self.more]}
 
     @property
@@ -111,6 +119,9 @@ def remedy(row, last, step_code, graph_grows):
             return _edited(KEEP_NUMBER, target, lines, name, (
                 f"{entries} gains entries every step, each a tensor{' and its graph' if graph_grows else ''}: store "
                 "a number instead, .item() (a .detach()-ed tensor would keep the same bytes)"))
+        if graph_grows and path.startswith(f"{entries}[-"):  # a sequence that accumulates keeps its data (a cache
+            # that gains keys is cleared): what goes in loses its graph, in every field
+            return _detach_entries(entries, target, step_code, lines)
         return _at_start(CLEAR, f"{target}.clear()", target, step_code, (
             f"{entries} gains entries every step: clear it at the start of each step, or keep a number or a smaller "
             "summary in it (.detach() keeps the same bytes)"))
@@ -131,6 +142,55 @@ def remedy(row, last, step_code, graph_grows):
             f"({target}.detach()), so backward stops at the step's start")), step_code)
     return _at_start(RESET, f"{target} = None", target, step_code,
                      f"{path} keeps them across steps: reset it each step (or keep a number, .item(), instead)")
+
+
+def _detach_entries(entries, target, step_code, lines):
+    """Detach each tensor where it goes into ``entries``' root (``rollout["values"]`` and ``rollout["log_probs"]``
+    alike): every line of the step, or of the row's own lines, that appends into it."""
+    root = re.match(r"\w+", target).group() if re.match(r"\w+", target) else ""
+    text = (f"{entries} keeps each entry's graph: detach what goes in, at the line that puts it there, in every field "
+            "it fills; the entries stay (the data it is meant to keep), their graphs (what the step saved for "
+            "backward) go")
+    codes = [step_code] if step_code is not None else []
+    codes += [code for code, _, own in lines if own and code not in codes]
+    edits = []
+    for code in codes:
+        for line in _lines_of(code):
+            old = linecache.getline(code.co_filename, line).strip()
+            new = _detached_entry(old, root)
+            if new is not None and (code, line) not in [(c, n) for c, n, *_ in edits]:
+                edits.append((code, line, old, new))
+    if not edits:
+        return Remedy(DETACH_ENTRIES, target, text)
+    (code, line, old, new), *more = edits
+    where = source_location(code, line)
+    return Remedy(DETACH_ENTRIES, target, f"{text} (at {where}{''.join(f', line {n}' for _, n, _, _ in more)})", where,
+                  old, new, tuple((source_location(c, n), o, w) for c, n, o, w in more))
+
+
+def _detached_entry(text, root):
+    """``rollout["values"].append(value)`` -> ``rollout["values"].append(value.detach())`` when the container's first
+    name is ``root``; None for any other line, or one whose entry is detached already or a number.
+
+    >>> _detached_entry('rollout["values"].append(value)', "rollout"), _detached_entry("log.append(x.item())", "log")
+    ('rollout["values"].append(value.detach())', None)
+    """
+    for node in _statements(text):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _APPEND and node.value.args):
+            continue
+        receiver = node.value.func.value
+        while isinstance(receiver, (ast.Subscript, ast.Attribute)):
+            receiver = receiver.value
+        value = node.value.args[-1]
+        if not isinstance(receiver, ast.Name) or receiver.id != root:
+            continue
+        if isinstance(value, ast.Call) and _name_of(value.func) in ("detach", "item", "tolist"):
+            return None
+        simple = isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+        inner = _segment(text, value)
+        return _splice(text, [(value, f"{inner}.detach()" if simple else f"({inner}).detach()")])
+    return None
 
 
 def container(path):
@@ -324,6 +384,8 @@ def edit_line(text, action, name, own=True):
                     value = value.right
                 elif ast.unparse(value.right) == same:
                     value = value.left
+            if isinstance(value, ast.Dict):  # a dict of tensors: a number per value (a dict has no .item())
+                return _splice(text, [(item, _wrap(text, item)) for item in value.values])
             return _splice(text, [(value, _wrap(text, value))])
         if action == DETACH_CARRIED and target is not None:
             same = ast.unparse(target)

@@ -81,6 +81,7 @@ class Found:
     """What :func:`search` found: storage id -> path, holder key -> :class:`Holder`."""
 
     storages: dict = field(default_factory=dict)
+    sizes: dict = field(default_factory=dict)  # storage id -> its bytes, for the storages of tensors it reached
     holders: dict = field(default_factory=dict)
     holder_of_storage: dict = field(default_factory=dict)  # storage id -> holder key
     optimizer_states: set = field(default_factory=set)  # ``optimizer.state`` of a library's optimizers (not the learner's)
@@ -89,6 +90,7 @@ class Found:
     caches: dict = field(default_factory=dict)  # path of a ``functools`` cache (``Model.features``) -> its entries
     windows: dict = field(default_factory=dict)  # path of a ``deque(maxlen=N)`` (``state.y_history``) -> N
     on_tensors: dict = field(default_factory=dict)  # path of an attribute set on a tensor (``net.weight.fast``) -> the tensor's
+    no_grad_yet: list = field(default_factory=list)  # paths of parameters (an optimizer's too) with no .grad yet
     visited: int = 0
     exhausted: bool = False
 
@@ -591,11 +593,19 @@ class _Search:
         holder = self.holder(key, path, note, through_grad)
         for storage in storages:
             self.found.storages.setdefault(id(storage), path)
+            self.found.sizes[id(storage)] = storage.nbytes()
             self.found.holder_of_storage.setdefault(id(storage), key)
         if storages:
             holder.path, holder.storage, holder.numel = path, id(storages[0]), max(holder.numel, tensor.numel())
         if tensor.is_leaf and tensor.grad is not None:
             self.push((path + ".grad", tensor.grad, key if pinned else path + ".grad", note, True, pinned))
+        elif tensor.is_leaf and tensor.requires_grad and (isinstance(tensor, torch.nn.Parameter) or ".param_groups[" in path):
+            self.found.no_grad_yet.append(path)
+        hooks = internals.backward_hooks_of(tensor)  # tensor.register_hook's: counted as a module's hooks are
+        if hooks:
+            where = f"{path}._backward_hooks"
+            self.found.hooks[where] = (len(hooks), *_code_of(list(hooks.values())[-1]), tuple(hooks))
+            self.push((where, hooks, where, note, through_grad, True))
         attributes = getattr(tensor, "__dict__", None)  # set on a tensor or a Parameter: MAML's weight.fast
         for name, item in list(attributes.items()) if attributes else ():
             if _searched(item):

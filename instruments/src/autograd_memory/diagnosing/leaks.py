@@ -26,6 +26,7 @@ import collections
 import gc
 import html
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -42,8 +43,9 @@ from .fixes import remedy
 from .holders import MAX_OBJECTS, frame_locals, roots_of, search
 from .sites import creation_site_and_caller, source_location, source_text
 from .steps import call_step, check_step, step_function
+from .verify import try_fixes
 
-__all__ = ["find_leaks", "LeakReport", "LeakRow"]
+__all__ = ["find_leaks", "LeakReport", "LeakRow", "refusal", "MIN_STEPS"]
 
 
 class _SiteMeter(LiveTensors):
@@ -100,9 +102,18 @@ class LeakRow:
     remedy: object = None  # the fix as a change to apply: :class:`~autograd_memory.diagnosing.fixes.Remedy`
     part_of: object = None  # a bounded row kept by a holder that leaks in another row: that row (its fix frees both)
 
+    unseen: bool = False  # storages the step keeps that the meter never saw made, found by the search
+    threads: tuple = ()  # for such a row: the other threads that ran in the steps
+
     @property
     def where(self) -> str:
         if isinstance(self.site, str):
+            if self.unseen and self.threads:
+                return (f"{self.site} (made on thread {', '.join(self.threads)}: the meters count this thread's ops "
+                        "only, so not the line)")
+            if self.unseen:
+                return (f"{self.site} (made where the meters cannot see the line: inside a tensor subclass's own "
+                        "dispatch, or outside the dispatcher)")
             return f"{self.site} (made before find_leaks ran)"
         return source_location(*self.site)
 
@@ -173,6 +184,17 @@ class LeakReport(ShowsAsText):
     nodes_per_step: float = 0
     bounded: list = field(default_factory=list)
     rss_changes: tuple = (0, 0)
+    uncounted: dict = field(default_factory=dict)  # kind -> how many more tensors of it the meters cannot count are alive
+
+    def unseen(self) -> str:
+        """What the meters could not count: tensors of kinds they cannot count exactly that the steps kept ("" for
+        none), so that no leak hidden in them reads as flat."""
+        if not self.uncounted:
+            return ""
+        kinds = ", ".join(f"+{_number(_per_step(n, self.steps))} {kind} tensor{'' if n == self.steps else 's'}/step"
+                          for kind, n in self.uncounted.items())
+        return (f"cannot tell: {kinds} that the meters cannot count exactly stay alive (their bytes are not all in "
+                "the rows); a leak could hide in them")
 
     @property
     def top(self) -> Optional[LeakRow]:
@@ -191,7 +213,9 @@ class LeakReport(ShowsAsText):
 
     def __str__(self):
         lines = [self.headline()]
-        if not self.rows:
+        if self.uncounted:
+            lines.append("  " + self.unseen())
+        elif not self.rows:
             lines.append("  flat: nothing grows from step to step")
         lines += [_indent(row) for row in self.rows]
         if self.bounded:
@@ -215,7 +239,9 @@ class LeakReport(ShowsAsText):
         if large:
             rows = rows[:display_settings.REPORT_ROWS]
             bounded = bounded[:display_settings.REPORT_ROWS - len(rows)]
-        body = cells(rows) or "<tr><td colspan=4>flat: nothing grows from step to step</td></tr>"
+        body = cells(rows) or ("" if self.uncounted else "<tr><td colspan=4>flat: nothing grows from step to step</td></tr>")
+        if self.uncounted:
+            body = f"<tr><td colspan=4 style='text-align:left'>{html.escape(self.unseen())}</td></tr>" + body
         if bounded:
             body += "<tr><th colspan=4 style='text-align:left'>bounded growth, not leaks</th></tr>" + cells(bounded)
         left_out = len(self.rows) + len(self.bounded) - len(rows) - len(bounded)
@@ -226,11 +252,14 @@ class LeakReport(ShowsAsText):
                 f"{os_view if large else f'<small>{os_view}</small>'}</caption><thead><tr><th>what grows</th>"
                 f"<th>where it was made</th><th>what keeps it</th><th>the fix</th></tr></thead>{body}</table>")
 
-    def assert_flat(self) -> None:
-        """Raise :class:`~autograd_memory.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass)."""
+    def assert_flat(self, allow_uncounted: bool = False) -> None:
+        """Raise :class:`~autograd_memory.NotFlatError` naming the top rows unless nothing leaks (bounded rows pass);
+        also when the steps kept tensors the meters cannot count (a leak could hide there), unless ``allow_uncounted``."""
         if self.rows:
             top = "\n".join(_indent(row) for row in self.rows[:3])
             raise NotFlatError(f"the step leaks; top rows:\n{top}\nFix where it is kept and run find_leaks again.")
+        if self.uncounted and not allow_uncounted:
+            raise NotFlatError(f"{self.unseen()}. Pass allow_uncounted=True to accept that.")
 
 
 def _indent(row):
@@ -238,7 +267,7 @@ def _indent(row):
 
 
 def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_nodes: int = 100_000,
-               max_objects: int = MAX_OBJECTS) -> LeakReport:
+               max_objects: int = MAX_OBJECTS, verify: bool = False) -> LeakReport:
     """Run ``step()`` ``warmup + steps`` times and report what grows from step to step.
 
     Each :class:`LeakRow` reads: what grows (bytes per step, exactly, and graph nodes per step); where
@@ -255,31 +284,48 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
     which steps registered a hook) is listed apart as bounded and does not fail
     :meth:`LeakReport.assert_flat`. Not counted: the Python numbers a graph saves (``x * 0.5`` saves an 8-byte
     tensor made outside the dispatcher; the graph's nodes still count) and what a ``functools.lru_cache`` holds
-    (its size names it). Nothing stays installed if ``step`` raises; no tensor is kept alive.
+    (its size names it). Tensors the meters cannot count exactly (a tensor subclass of its own, a strided nested
+    tensor, mkldnn; see :attr:`~autograd_memory.LiveTensors.uncounted`) that the steps keep are
+    ``report.uncounted``, by kind: the report then says "cannot tell", never "flat", and :meth:`LeakReport.assert_flat`
+    fails unless ``allow_uncounted=True``. Storages the step keeps that the meter never saw made (made on another
+    thread, or inside a tensor subclass's own dispatch) are rows too, found by the search for holders: "made on
+    thread T", without a line. Nothing stays installed if ``step`` raises; no tensor is kept alive.
+
+    ``verify=True`` tries each row's edit first (:mod:`~autograd_memory.diagnosing.verify`): applied to a copy of the
+    step's script and measured again, it is kept with "this edit ends the growth (verified)", or given as words only,
+    marked unverified. It runs the script again per fix: a step of a script's top level (a function, or a method of
+    an object the script makes) only.
+
+    Refused with a ``ValueError`` saying what to pass (:func:`refusal`): fewer than 3 measured ``steps``, and
+    ``warmup=0`` while a parameter has no ``.grad`` yet. Whatever the step raises (``SystemExit`` and
+    ``KeyboardInterrupt`` too) leaves find_leaks unchanged, with a note naming the call: "find_leaks: the step exited
+    (SystemExit: 0) on call 3 of 6".
     """
     check_step(step, "find_leaks", "find_leaks(train_step) or find_leaks(lambda: train_step(model, batch))")
-    if not (type(steps) is int and steps >= 1 and type(warmup) is int and warmup >= 0):
-        raise ValueError(f"find_leaks needs steps >= 1 and warmup >= 0 (whole numbers), got steps={steps!r}, "
-                         f"warmup={warmup!r}; the defaults steps=5, warmup=1 suit most training steps")
-    function = step_function(step)
-    step_code = function.__code__ if function is not None else None  # its own lines need no call site
     caller = sys._getframe(1)
     namespaces = [frame_locals(caller), caller.f_globals]
     del caller
+    why = refusal(step, steps, warmup, namespaces)
+    if why:
+        raise ValueError(why)
+    function = step_function(step)
+    step_code = function.__code__ if function is not None else None  # its own lines need no call site
+    calls = iter(range(1, warmup + steps + 1))
     # What existed before is not the steps' garbage: freezing it keeps the gc passes below short.
     freeze = gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
+    threads = _ThreadNames()
     try:
-        with _SiteMeter(step_code) as meter:
+        with _SiteMeter(step_code) as meter, threads:
             for _ in range(warmup):
-                call_step(step, "find_leaks")
+                call_step(step, "find_leaks", (next(calls), warmup + steps))
             first = _Reading.now(meter, step, namespaces, max_objects, max_nodes, saved=False)
             rss = [process_rss()]
             middle = None
             for number in range(1, steps + 1):
                 meter.step = number
-                call_step(step, "find_leaks")
+                call_step(step, "find_leaks", (next(calls), warmup + steps))
                 rss.append(process_rss())
                 if number == (steps + 1) // 2 and steps >= 2:  # what stops growing by then is bounded
                     middle = _Reading.between(meter)  # no search: the last one tells which half made what it finds
@@ -289,7 +335,41 @@ def find_leaks(step: Callable[[], Any], steps: int = 5, warmup: int = 1, *, max_
         if freeze:
             gc.unfreeze()
         del namespaces
-    return _report(first, middle, last, steps, warmup, rss, step_code)
+    report = _report(first, middle, last, steps, warmup, rss, step_code, tuple(threads.names))
+    if verify:
+        try_fixes(report, step, lambda copy: find_leaks(copy, steps, warmup, max_nodes=max_nodes, max_objects=max_objects))
+    return report
+
+
+MIN_STEPS = 3  # measured steps: with fewer, growth that stops (a window, a cache filled in buckets) reads as a leak
+
+
+def _as_argument(name, value):
+    return f"{name}={value!r}"
+
+
+def refusal(step, steps, warmup, namespaces=(), spell=_as_argument):
+    """Why find_leaks cannot answer for these ``steps`` and ``warmup``, and what to pass instead ("" when it can).
+    ``spell(name, value)`` writes an argument as the caller types it (``steps=2``; the command line's ``--steps 2``).
+
+    >>> refusal(lambda: None, 2, 1)  # doctest: +ELLIPSIS
+    'steps=2 is too few: find_leaks needs steps=3 or more measured steps...'
+    """
+    if type(steps) is not int or steps < MIN_STEPS:
+        return (f"{spell('steps', steps)} is too few: find_leaks needs {spell('steps', MIN_STEPS)} or more measured "
+                "steps (a whole number): with fewer, growth that stops within the steps (a window of fixed size, a "
+                f"cache filled in buckets) cannot be told from a leak. The default, {spell('steps', 5)}, suits most steps")
+    if type(warmup) is not int or warmup < 0:
+        return (f"{spell('warmup', warmup)}: the warm-up is a whole number of steps run first and not measured, 0 or "
+                f"more; the default, {spell('warmup', 1)}, suits most steps")
+    if warmup == 0:
+        fresh = search(roots_of(step, namespaces), saved=False).no_grad_yet
+        if fresh:
+            named = ", ".join(fresh[:3]) + (f" and {len(fresh) - 3} more" if len(fresh) > 3 else "")
+            return (f"{spell('warmup', 0)} on a model with no .grad yet: {named}. The first step makes every .grad, "
+                    "and find_leaks would read those bytes as a leak; pass "
+                    f"{spell('warmup', 1)} (the default): the warm-up makes them, and the steps after it are measured")
+    return ""
 
 
 def _by_line(alive):
@@ -300,7 +380,44 @@ def _by_line(alive):
     return totals
 
 
-def _report(first, middle, last, steps, warmup, rss, step_code):
+class _ThreadNames:
+    """Inside it, the names of the threads ``threading`` starts (a profile function that notes the thread's name at its
+    first call, then removes itself), the previous ``threading.setprofile`` function restored on exit."""
+
+    def __enter__(self):
+        self.names, self.previous = [], threading.getprofile()
+        threading.setprofile(self._note)
+        return self
+
+    def _note(self, frame, event, arg):
+        name = threading.current_thread().name
+        if name not in self.names:
+            self.names.append(name)
+        sys.setprofile(self.previous)
+
+    def __exit__(self, *exc):
+        threading.setprofile(self.previous)
+        return False
+
+
+def _unseen_rows(rows, first, last, steps, threads):
+    """Storages the step keeps that the meter never saw made (made on another thread): a row per holder, from what
+    the searches reached, so that such a leak is not read as flat."""
+    grown = collections.Counter()
+    for key, nbytes in last.found.sizes.items():
+        if key not in last.alive and key not in first.found.sizes:
+            grown[last.found.holder_of_storage.get(key)] += nbytes
+    for holder, nbytes in grown.items():
+        if holder is None or nbytes <= 0 or any(row.kept_in == holder for row in rows.values()):
+            continue
+        found = last.found.holders[holder]
+        rows[holder] = LeakRow(found.path, 0, steps=steps, holder=found.path, kept_in=holder, holder_note=found.note,
+                               phases={"": nbytes}, storages_made=sum(
+                                   1 for key in last.found.sizes if key not in last.alive and key not in first.found.sizes
+                                   and last.found.holder_of_storage.get(key) == holder), unseen=True, threads=threads)
+
+
+def _report(first, middle, last, steps, warmup, rss, step_code, threads=()):
     rows = {}  # (code, line), or (line, holder key) for a graph kept by another holder than the line's bytes: -> LeakRow
     grown_by_site, made_by_line = collections.Counter(), collections.Counter()
     born = collections.defaultdict(set)  # line -> the steps in which its new storages alive at the end were made
@@ -321,11 +438,16 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
     # less those it kept after the warm-up (a .grad replaced every step keeps as much as before: not the holder).
     kept = collections.defaultdict(collections.Counter)  # line -> holder key -> bytes gained
     newest = {}  # (line, holder key) -> path of the newest storage it keeps
+    # holder key -> bytes it kept at the start that lines with no row made (and that died since): a tensor replaced
+    # by a bigger one made on another line (a buffer made by clone(), then grown in place by add_) grew by the difference
+    replaced = collections.Counter()
     for sign, reading in ((1, last), (-1, first)):
         for key, record in reading.alive.items():
             site, nbytes = record[:2]
-            holder = reading.found.holder_of_storage.get(key) if site[:2] in rows else None
-            if holder is not None:
+            holder = reading.found.holder_of_storage.get(key)
+            if holder is not None and site[:2] not in rows:
+                replaced[holder] += sign * nbytes
+            elif holder is not None:
                 kept[site[:2]][holder] += sign * nbytes
                 # a new storage, not one alive before: ids are reused, the record (a tuple made at its birth) is not
                 if sign > 0 and first.alive.get(key) is not record:
@@ -336,6 +458,11 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
             row = rows[line]
             row.kept_in = max(gained, key=lambda pair: pair[0])[1]
             row.holder, row.holder_note = newest[line, row.kept_in], last.found.holders[row.kept_in].note
+            if replaced[row.kept_in] < 0:  # what the holder no longer keeps of other lines' tensors
+                phase = max(row.phases, key=row.phases.get)
+                taken = min(-replaced[row.kept_in], row.phases[phase])
+                row.phases[phase] -= taken
+                replaced[row.kept_in] += taken
     nodes_grown = 0
     for key, holder in last.found.holders.items():
         grown = holder.nodes - first.nodes.get(key, 0)
@@ -351,6 +478,7 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
             if not row.kept_in:
                 row.holder, row.kept_in, row.holder_note = holder.path, key, holder.note
     _hook_rows(rows, first, last, steps)
+    _unseen_rows(rows, first, last, steps, threads)
     caches = {path: size - first.found.caches.get(path, 0) for path, size in last.found.caches.items()}
     cache = max(caches, key=caches.get, default=None)
     readings = (first, middle, last), [_by_line(reading.alive) if reading else {} for reading in (first, middle, last)]
@@ -377,9 +505,11 @@ def _report(first, middle, last, steps, warmup, rss, step_code):
             row.holder = f"holder not found within {last.found.visited} objects"
     ranked = sorted(rows.values(), key=lambda row: (row.bytes_per_step, row.nodes_per_step), reverse=True)
     changes = [b - a for a, b in zip(rss, rss[1:])]
+    uncounted = {kind: n - first.uncounted.get(kind, 0) for kind, n in last.uncounted.items()
+                 if n > first.uncounted.get(kind, 0)}
     return LeakReport([row for row in ranked if not row.bounded], steps, warmup, (rss[-1] - rss[0]) / steps,
                       _per_step(last.live - first.live, steps), _per_step(nodes_grown, steps),
-                      [row for row in ranked if row.bounded], (min(changes), max(changes)))
+                      [row for row in ranked if row.bounded], (min(changes), max(changes)), uncounted)
 
 
 def _hook_rows(rows, first, last, steps):
@@ -467,6 +597,7 @@ class _Reading:
     found: object
     mark: int     # autograd's sequence number when it was read: nodes made after it have larger ones
     hook_mark: int  # the id the next hook handle gets: hooks registered after it have larger ones
+    uncounted: dict  # kind -> tensors alive that the meter cannot count exactly
 
     @classmethod
     def now(cls, meter, step, namespaces, max_objects, max_nodes, saved, marks=None):
@@ -479,4 +610,5 @@ class _Reading:
     def between(cls, meter):
         """What the meter and the counters read, without a search for holders."""
         gc.collect()
-        return cls(meter.alive(), meter.bytes, {}, None, internals.sequence_number(), internals.hook_number())
+        return cls(meter.alive(), meter.bytes, {}, None, internals.sequence_number(), internals.hook_number(),
+                   meter.uncounted)

@@ -14,7 +14,7 @@ import functools
 import inspect
 import types
 
-__all__ = ["check_step", "call_step", "step_function"]
+__all__ = ["check_step", "call_step", "stopped_note", "step_function"]
 
 
 def _kind(step):
@@ -53,9 +53,25 @@ def check_step(step, who, example):
                         "to measure a generator's work, wrap it: lambda: next(steps)")
 
 
-def call_step(step, who):
-    """``step()``, refusing a result that is a generator or coroutine (nothing ran)."""
-    result = step()
+def call_step(step, who, call=None):
+    """``step()``, refusing a result that is a generator or coroutine (nothing ran). ``call``: ``(this call's
+    number, how many calls)``; whatever the step raises, ``SystemExit`` and ``KeyboardInterrupt`` too, leaves with a
+    note naming that call (:func:`stopped_note`), so that a caller can say which step stopped the run.
+
+    >>> def step():
+    ...     raise SystemExit(0)
+    >>> try:
+    ...     call_step(step, "find_leaks", (3, 6))
+    ... except SystemExit as stop:
+    ...     print(stop.__notes__)
+    ['find_leaks: the step exited (SystemExit: 0) on call 3 of 6']
+    """
+    try:
+        result = step()
+    except BaseException as error:
+        if call is not None:
+            error.add_note(f"{who}: {_what_stopped(error)} on call {call[0]} of {call[1]}")
+        raise
     if inspect.isgenerator(result) or inspect.iscoroutine(result) or inspect.isasyncgen(result):
         if not inspect.isasyncgen(result):
             result.close()  # no "never awaited" warning
@@ -63,6 +79,23 @@ def call_step(step, who):
                         "Call a plain function that runs one step (for a generator: lambda: next(steps); "
                         "for async code: lambda: asyncio.run(train_step()))")
     return result
+
+
+def _what_stopped(error):
+    code = getattr(error, "code", None)
+    name = type(error).__name__ + (f": {code}" if code is not None else "")
+    if isinstance(error, SystemExit):
+        return f"the step exited ({name})"
+    if isinstance(error, KeyboardInterrupt):
+        return f"the step was interrupted ({name})"
+    return f"the step raised {name}"
+
+
+def stopped_note(error, who):
+    """The note :func:`call_step` left on ``error`` for ``who`` (without ``who:``), or "" when the step did not raise
+    it (an interrupt that came between steps)."""
+    prefix = f"{who}: "
+    return next((note[len(prefix):] for note in getattr(error, "__notes__", ()) if note.startswith(prefix)), "")
 
 
 def step_function(step):

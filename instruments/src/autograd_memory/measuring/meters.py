@@ -35,7 +35,7 @@ import torch
 
 from ..formats.units import format_bytes
 from ..seams import torch_internals as internals
-from ..seams.torch_internals import GROWS, LIFTS, NEW, VIEW, WRITES
+from ..seams.torch_internals import GROWS, LIFTS, NEW, OTHER, VIEW, WRITES
 
 _STRIDED = torch.strided
 _device_names = {}  # torch.device -> "cpu", "cuda:0", ...: str(device) is too slow to run at every new storage
@@ -218,13 +218,15 @@ class _CountNewStorages(internals.CompileAwareMode):
         if self.notices_compile_per_op:  # older torches: Dynamo does not tell the mode (torch_internals)
             self.notice_compile()
         kind = internals.op_kind(func)
+        if (kind == WRITES or kind == GROWS) and not _writes_in_place(args):
+            kind = OTHER  # a sparse, nested or subclass tensor written in place may get new parts: compare them
         if kind == VIEW or kind == WRITES:  # a view of an input, or an input written in place: nothing new
             out = func(*args, **kwargs)
         elif kind == NEW or kind == LIFTS:
             inputs = None
             out = func(*args, **kwargs)
             for tensor in (out,) if type(out) is torch.Tensor else tensors_in(out):
-                if type(tensor) is torch.Tensor and tensor.layout is _STRIDED:
+                if type(tensor) is torch.Tensor and tensor.layout is _STRIDED and not tensor.is_nested:
                     storage = tensor.untyped_storage()
                     if kind == LIFTS and internals.is_foreign_memory(storage):
                         continue  # torch.as_tensor / from_numpy: NumPy's memory, nothing new
@@ -235,6 +237,7 @@ class _CountNewStorages(internals.CompileAwareMode):
                     for storage in internals.storages_of(tensor):
                         if id(storage) not in inputs:
                             meter._count(storage)
+                    meter._note_uncounted(tensor)
         elif kind == GROWS:  # the output is the input it wrote, perhaps resized: count only its growth
             out = func(*args, **kwargs)
             for tensor in (out,) if type(out) is torch.Tensor else tensors_in(out):
@@ -252,6 +255,8 @@ class _CountNewStorages(internals.CompileAwareMode):
                         meter._recount(storage)
                     else:
                         meter._count(storage)
+                if type(tensor) not in _DENSE or tensor.layout is not _STRIDED or tensor.is_nested:
+                    meter._note_uncounted(tensor)
         if self.after_op is not None:
             try:
                 self.after_op(func)
@@ -259,6 +264,19 @@ class _CountNewStorages(internals.CompileAwareMode):
                 out = args = kwargs = inputs = tensor = storage = None
                 raise
         return out
+
+
+_DENSE = (torch.Tensor, torch.nn.Parameter)
+
+
+def _writes_in_place(args):
+    """True when the tensor an in-place op writes (its first argument, or the first of a ``_foreach_`` op's list) is a
+    plain dense tensor, whose storage the op writes; False for a sparse, nested or subclass tensor, whose parts an
+    in-place op may replace (a sparse ``add_`` concatenates both tensors' entries into new parts)."""
+    first = args[0] if args else None
+    if type(first) is list:
+        first = first[0] if first else None
+    return type(first) in _DENSE and first.layout is _STRIDED and not first.is_nested
 
 
 class _StorageRef(weakref.ref):
@@ -303,6 +321,12 @@ class LiveTensors(_Meter):
     * **other threads**: dispatch modes are thread-local, so tensors made by a thread (a
       ``DataLoader`` worker thread, ``threading.Thread``) are not counted, even one started inside the
       block; they count once a tensor op on this thread returns them (a view or copy of them).
+    * **tensors it cannot count exactly**: a tensor subclass with its own ``__torch_dispatch__`` and no
+      ``__tensor_flatten__``, a nested tensor of the strided layout (its sizes, strides and offsets), an mkldnn
+      tensor, and a quantized tensor's quantizer (per-channel scales). The first three are counted by kind in
+      :attr:`uncounted` while they live, never read as 0 bytes; meta tensors hold no memory and count 0.
+    * **storages made before the meter that grow in place** (``resize_``, a sparse tensor's parts grown by an
+      in-place ``add_``): counted only when tracked.
     * ``torch.compile``: while the meter is active, Dynamo runs compiled functions eagerly (it skips
       frames under a Python dispatch mode), so the reading is eager mode's; the meter warns.
 
@@ -324,6 +348,7 @@ class LiveTensors(_Meter):
         self._peak_by_device = {}
         self._mode = None
         self._warned_compile = False
+        self._uncounted = {}  # id(tensor) -> (a weak reference to it, its kind): tensors it cannot count exactly
 
     # ---------------------------------------------------------------- hooks for subclasses
     def _on_new_storage(self, key, nbytes, device):
@@ -391,7 +416,31 @@ class LiveTensors(_Meter):
         self._after_op("track()")
         return self
 
+    @property
+    def uncounted(self) -> dict:
+        """Tensors made inside and alive now that the meter cannot count exactly, by kind (``{"mkldnn": 2}``): a
+        tensor subclass with its own ``__torch_dispatch__`` and no ``__tensor_flatten__``, a nested tensor of the
+        strided layout, a layout without storages (mkldnn). What of them it can read is in ``.bytes``; the rest is
+        not. Empty when every tensor made was counted exactly.
+
+        >>> with LiveTensors() as live:
+        ...     kept = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+        >>> live.uncounted
+        {'nested': 1}
+        """
+        with self._lock:
+            self._uncounted = {key: entry for key, entry in self._uncounted.items() if entry[0]() is not None}
+            return dict(Counter(kind for _ref, kind in self._uncounted.values()))
+
     # ---------------------------------------------------------------- bookkeeping
+    def _note_uncounted(self, tensor):
+        kind = internals.uncounted_kind(tensor)
+        if kind:
+            with self._lock:
+                entry = self._uncounted.get(id(tensor))
+                if entry is None or entry[0]() is not tensor:
+                    self._uncounted[id(tensor)] = (weakref.ref(tensor), kind)
+
     def _count(self, storage):
         device = _device_names.get(storage.device)
         if device is None:

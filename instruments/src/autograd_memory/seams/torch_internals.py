@@ -19,8 +19,8 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 
 __all__ = [
     "TorchDispatchMode", "CompileAwareMode", "is_copy_slices", "current_dispatch_mode", "dispatch_disabled", "storages_of",
-    "is_foreign_memory", "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER", "top_saved_tensor_hooks",
-    "in_functorch_transform", "is_freed_error",
+    "is_foreign_memory", "uncounted_kind", "op_kind", "VIEW", "NEW", "LIFTS", "WRITES", "GROWS", "OTHER",
+    "top_saved_tensor_hooks", "in_functorch_transform", "is_freed_error", "backward_hooks_of",
     "is_inplace_modified_error", "is_saved_hooks_refused_error",
     "SAVED_TENSOR_EXPOSES_HOOKS", "SlotNotRead", "read_saved_slot", "saved_slot_data", "DYNAMO_ASKS_MODES",
     "saved_tensors_of", "accumulated_leaf", "sequence_number", "made_at", "hook_number", "in_backward", "graph_task_id",
@@ -152,7 +152,8 @@ def storages_of(tensor):
     """The untyped storages that hold ``tensor``'s data: one for a dense tensor, the component
     storages of a sparse tensor (COO indices + values; CSR crow/col/values ...), the inner tensors'
     storages of a wrapper subclass (``torch.nested`` jagged tensors, DTensor-like wrappers), none for
-    a meta tensor.
+    a meta tensor, nor for a wrapper subclass that does not flatten (its storage is a stand-in; see
+    :func:`uncounted_kind`).
 
     Relies on: ``untyped_storage()`` raising for sparse tensors, the sparse component accessors, and
     the ``__tensor_flatten__`` protocol of traceable wrapper subclasses (``torch.utils._python_dispatch``).
@@ -175,9 +176,59 @@ def storages_of(tensor):
         return [s for name in names for s in storages_of(getattr(tensor, name))]
     try:
         storage = tensor.untyped_storage()
+        if type(tensor) not in _DENSE_TYPES and storage.nbytes():
+            storage.data_ptr()  # a wrapper subclass's storage is a stand-in with no memory: it raises
     except (RuntimeError, NotImplementedError):
         return []
     return [] if storage.device.type == "meta" else [storage]
+
+
+def uncounted_kind(tensor):
+    """What kind of tensor ``tensor`` is when :func:`storages_of` cannot give every byte it holds, else "" (a dense,
+    sparse or meta tensor, a wrapper subclass that flattens into such tensors): a tensor subclass with a
+    ``__torch_dispatch__`` of its own and no ``__tensor_flatten__`` (what it holds is its own: its name), a nested
+    tensor of the strided layout (``"nested"``: its sizes, strides and offsets are C++ tensors no accessor gives),
+    and a layout with no storage to read (``"mkldnn"``).
+
+    Relies on: ``torch._C._disabled_torch_dispatch_impl`` being ``torch.Tensor``'s own ``__torch_dispatch__``, the
+    ``__tensor_flatten__`` protocol, ``Tensor.is_nested``, and ``untyped_storage()`` raising for a layout without
+    one. Guarded by: test_meter_edge_cases.py::test_a_tensor_the_meter_cannot_count_exactly_is_counted_as_uncounted_while_alive.
+
+    >>> uncounted_kind(torch.ones(2)), uncounted_kind(torch.ones(2).to_sparse()), uncounted_kind(torch.ones(2, device="meta"))
+    ('', '', '')
+    """
+    kind = type(tensor)
+    if kind not in _DENSE_TYPES:
+        flatten = getattr(kind, "__tensor_flatten__", None)
+        dispatch = getattr(kind.__torch_dispatch__, "__func__", kind.__torch_dispatch__)
+        if flatten is not None:
+            names, _context = tensor.__tensor_flatten__()
+            return next((found for found in (uncounted_kind(getattr(tensor, name)) for name in names) if found), "")
+        if dispatch is not torch._C._disabled_torch_dispatch_impl:
+            return kind.__name__
+    if tensor.is_nested:
+        return "nested"
+    if tensor.layout is torch.strided or tensor.layout in _SPARSE_PARTS or tensor.is_meta:
+        return ""
+    try:
+        tensor.untyped_storage()
+    except (RuntimeError, NotImplementedError):
+        return str(tensor.layout).removeprefix("torch.").strip("_")
+    return ""
+
+
+def backward_hooks_of(tensor):
+    """The hooks ``tensor.register_hook`` put on ``tensor``: a dict, handle id -> hook, or None before the first.
+
+    Relies on: ``Tensor._backward_hooks``, the dict the tensor keeps them in (its keys the ids of their
+    ``RemovableHandle`` s). Guarded by:
+    test_leak_cases.py::test_hooks_registered_on_a_parameter_every_step_are_counted_and_registering_once_ends_it.
+
+    >>> w = torch.ones(2, requires_grad=True)
+    >>> backward_hooks_of(w) is None, len(backward_hooks_of(w) or {}) + (w.register_hook(print) is not None)
+    (True, 1)
+    """
+    return getattr(tensor, "_backward_hooks", None)
 
 
 def is_foreign_memory(storage):
