@@ -75,3 +75,31 @@ def test_the_viewer_draws_a_cpu_steps_allocations_offline(tmp_path):
     assert devices_hidden, "one device: no device selector"
     assert "test_memory_viewer.py:" in context_text and ":train_step" in context_text, (
         f"the largest band's stack should name the step's line: {context_text}")
+
+
+def test_a_snapshot_of_two_devices_has_a_selector_that_redraws(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    from autograd_memory.formats.memory_snapshot import memory_snapshot
+
+    frames = [("train.py", 4, "step")]
+    snapshot = memory_snapshot([("alloc", 0, 4096, 1000, frames), ("alloc", 1, 4096, 300, frames),
+                                ("alloc", 1, 8192, 500, frames), ("free", 1, 4096, 300, frames)])
+    page_file = am.save_viewer(snapshot, tmp_path / "two.html")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(page_file.as_uri())
+            page.wait_for_function("() => document.querySelectorAll('#plot path.band').length > 0", timeout=20_000)
+            assert page.locator("#device").is_visible(), "two devices: a selector"
+            options = page.locator("#device option").all_inner_texts()
+            first = page.evaluate(BANDS)
+            page.select_option("#device", "0")
+            other = page.evaluate(BANDS)
+            peak = page.locator(".peak-label").text_content()
+        finally:
+            browser.close()
+    assert options == ["device 0: 1 allocation", "device 1: 2 allocations"], options
+    assert sorted(band["size"] for band in first) == [300, 500], "it opens at the device with the most events"
+    assert [band["size"] for band in other] == [1000] and peak.startswith("peak 1.00 kB"), (other, peak)

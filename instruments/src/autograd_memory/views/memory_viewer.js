@@ -154,13 +154,14 @@ function draw(snapshot, device) {
 function main() {
   const snapshot = JSON.parse(document.getElementById("snapshot").textContent);
   const traces = snapshot.device_traces.map((trace, device) => ({device, events: trace.length,
+    allocations: trace.filter(event => event.action === "alloc").length,
     blocks: snapshot.segments.filter(segment => segment.device === device).length}));
   const shown = traces.filter(trace => trace.events + trace.blocks > 0);
   const select = document.getElementById("device");
   (shown.length ? shown : traces.slice(0, 1)).forEach(trace => {
     const option = document.createElement("option");
     option.value = trace.device;
-    option.textContent = `device ${trace.device}: ${trace.events} events`;
+    option.textContent = `device ${trace.device}: ${trace.allocations} allocation${trace.allocations === 1 ? "" : "s"}`;
     select.appendChild(option);
   });
   select.value = String(shown.reduce((most, trace) => trace.events > most.events ? trace : most,
