@@ -36,7 +36,7 @@ path.band.selected { stroke: #000; stroke-width: 1.5; }
 line.peak { stroke: #c00; stroke-dasharray: 6 4; stroke-width: 1.5; }
 circle.peak { fill: #c00; }
 .peak-label { font-size: 14px; font-weight: bold; fill: #c00; paint-order: stroke; stroke: #fff; stroke-width: 4px; }
-#detail { margin: 0; padding: 6px 12px; height: 11em; overflow: auto; font: 13px/1.35 monospace;
+#detail { margin: 0; padding: 6px 12px; height: min(11em, 25vh); overflow: auto; font: 13px/1.35 monospace;
           border-top: 1px solid #ccc; background: #fafafa; white-space: pre; }
 """
 
