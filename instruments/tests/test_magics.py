@@ -37,8 +37,8 @@ def test_the_magics_in_a_real_kernel(tmp_path):
     assert "usage: %%find_leaks" in usage, usage
     assert len(notebook.cells[1].outputs) == 1, "one report, shown once"
     page = (tmp_path / "leaky_step.html").read_text()
-    assert "leaky_step.html: PyTorch's memory viewer, offline, of one step: allocations 1, peak " in viewer, viewer
-    assert "+400 B/step in 1 tensor/step" in viewer and "add_local_files(" in page, viewer
+    assert "leaky_step.html: the Active Memory Timeline, offline, of one step: allocations 1, peak " in viewer, viewer
+    assert "+400 B/step in 1 tensor/step" in viewer and 'id="snapshot"' in page, viewer
     allocation = next(event for event in pickle.loads((tmp_path / "step.pickle").read_bytes())["device_traces"][0]
                       if event["action"] == "alloc")  # the step's first: w.exp()
     assert allocation["size"] == 400, allocation

@@ -3,7 +3,7 @@
 * ``%%find_leaks [--steps N] [--warmup W] [--snapshot PATH]``: the cell's body is the step, run in your namespace
   (as the cell would run, ``warmup + steps`` times); shows the :func:`~autograd_memory.find_leaks` report, whose rows
   name ``cell [N], line L`` with the cell's own line numbers. ``--snapshot`` runs the step once more under
-  :func:`~autograd_memory.timeline` and writes that step's memory for PyTorch's viewer: ``PATH.html`` the offline
+  :func:`~autograd_memory.timeline` and writes that step's memory: ``PATH.html`` the offline
   viewer, ``PATH.pickle`` the snapshot (for pytorch.org/memory_viz).
 * ``%%timeline [--model NAME] [--optimizer NAME] [--snapshot PATH]``: the same for
   :func:`~autograd_memory.timeline` (run once; ``--snapshot`` writes that run's).
@@ -64,7 +64,7 @@ def _snapshot_writer(path):
     """The Timeline method that writes ``path``, checked before anything runs."""
     suffix = os.path.splitext(path)[1] if path is not None else None
     if path is not None and suffix not in _WRITERS:
-        raise _usage_error(f"--snapshot {path}: name a .html file (PyTorch's memory viewer, offline) or a .pickle "
+        raise _usage_error(f"--snapshot {path}: name a .html file (the Active Memory Timeline, offline) or a .pickle "
                            "file (the snapshot, for pytorch.org/memory_viz)")
     return _WRITERS.get(suffix)
 
@@ -73,7 +73,7 @@ def _write(memory, writer, path):
     from .formats.units import format_bytes
 
     getattr(memory, writer)(path)
-    what = "PyTorch's memory viewer, offline" if writer == "save_html" else "the memory snapshot, for pytorch.org/memory_viz"
+    what = "the Active Memory Timeline, offline" if writer == "save_html" else "the memory snapshot, for pytorch.org/memory_viz"
     print(f"{path}: {what}, of one step: allocations {memory.allocations}, peak {format_bytes(memory.peak)}")
 
 

@@ -36,7 +36,7 @@ from ..formats.tables import ShowsAsText
 from ..formats.units import format_bytes
 from ..measuring.meters import GraphMemory, LiveTensors, Saved, tensors_in
 from ..seams import torch_internals as internals
-from ..views.memory_viewer import VIEWS, save_snapshot, save_viewer, viewer_frame
+from ..views.memory_viewer import save_snapshot, save_viewer, viewer_frame
 from .sites import creation_site, frame_file, python_stack, source_location, source_text
 from .steps import call_step, check_step
 
@@ -272,14 +272,17 @@ class Timeline(ShowsAsText):
         pytorch.org/memory_viz, or read it with ``python -m torch.cuda._memory_viz``. Returns the path."""
         return save_snapshot(self.to_snapshot(), path)
 
-    def save_html(self, path, view=VIEWS[0]):
-        """Write PyTorch's memory viewer of this step to ``path``: one HTML file that opens from disk with no network
+    def save_html(self, path):
+        """Write this step's Active Memory Timeline to ``path``: one HTML file that opens from disk with no network
         (:mod:`autograd_memory.views.memory_viewer`). Returns the path."""
-        return save_viewer(self.to_snapshot(), path, view, title=f"Memory of one step: {len(self.ops) - 2} ops")
+        return save_viewer(self.to_snapshot(), path, title=self._viewer_title())
 
-    def viewer(self, view=VIEWS[0], height=480):
-        """PyTorch's memory viewer of this step, inline in a notebook (the page of :meth:`save_html` in an iframe)."""
-        return viewer_frame(self.to_snapshot(), view, height)
+    def viewer(self, height=480):
+        """This step's Active Memory Timeline, inline in a notebook (the page of :meth:`save_html` in an iframe)."""
+        return viewer_frame(self.to_snapshot(), height, title=self._viewer_title())
+
+    def _viewer_title(self):
+        return f"Memory of one step: {len(self.ops) - 2} ops"
 
     def plot(self, ax=None, title="Memory of one training step, op by op"):
         """A stacked area of the kinds over the ops, the phases shaded, the peak annotated. Returns the figure."""
