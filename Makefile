@@ -87,7 +87,7 @@ hub: class-setup
 	$(BIN)/jupyterhub -f deploy/jupyterhub_config.py $(HUB_ARGS)
 
 assignments: class-setup
-	$(BIN)/python deploy/assignments.py
+	$(BIN)/python -m deploy.assignments
 
 test-class: class-setup
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -p no:cacheprovider tests/class $(PYTEST_ARGS)

@@ -1,6 +1,6 @@
 """The nbgrader course of the notebooks' exercises: each assignment is a notebook of the learner's edition.
 
-    python deploy/assignments.py [--root DIR]     write the course into DIR (default /srv/amlab/course/), then
+    python -m deploy.assignments [--root DIR]     write the course into DIR (default /srv/amlab/course/), then
                                                   run nbgrader's generate_assignment on every assignment
 
 One assignment per notebook with exercises, named like it: the learner's edition of that notebook (``learner/``, no
@@ -32,7 +32,8 @@ import sys
 import textwrap
 
 import nbformat
-import sizing
+
+from deploy import sizing
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LEARNER, SOLUTIONS = ROOT / "learner", ROOT / "solutions"
@@ -44,11 +45,8 @@ POINTS = 1                                                # each exercise
 CHECKER_CALL = re.compile(r"^checks\.check_\w+\(", re.M)  # an exercise cell's last statement
 STUB = re.compile(r"^(?P<indent>[ \t]+)raise NotImplementedError\b(?:\s*#\s*(?P<hint>.*))?$", re.M)
 CONFIG = '''\
-"""nbgrader's configuration of the Autograd Memory Lab course: written by deploy/assignments.py."""
-import sys
-
-sys.path.insert(0, {deploy!r})
-import grading  # noqa: E402
+"""nbgrader's configuration of the Autograd Memory Lab course: written by python -m deploy.assignments."""
+from deploy import grading
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course_id!r}
@@ -184,7 +182,7 @@ def write_course(root=COURSE, exchange=EXCHANGE):
     shutil.rmtree(root / "source", ignore_errors=True)
     (root / "source").mkdir(parents=True)
     root.chmod(0o700)  # the worked answers, the submissions, the gradebook: the instructor's alone
-    (root / "nbgrader_config.py").write_text(CONFIG.format(deploy=str(ROOT / "deploy"), course_id=COURSE_ID,
+    (root / "nbgrader_config.py").write_text(CONFIG.format(course_id=COURSE_ID,
                                                                  exchange=str(exchange)))
     names, timeout = [], int(sizing.Sizing.measured().budget_seconds)
     for notebook in sorted(LEARNER.glob("[0-9][0-9]_*.ipynb")):

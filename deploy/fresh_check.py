@@ -1,6 +1,6 @@
 """Each answer of a submission checked again in a fresh Python, where the student's other code cannot reach.
 
-    python deploy/fresh_check.py < cells.json      print {test grade_id: {"passed": bool, "message": str}} as JSON
+    python -m deploy.fresh_check < cells.json      print {test grade_id: {"passed": bool, "message": str}} as JSON
 
 nbgrader grades a test cell by whether it raised, in the kernel where the student's own cells ran first: an answer
 cell that rebinds the checker (``checks.check_fix = lambda *a, **k: ...``), patches ``course_utils`` or swallows

@@ -18,7 +18,7 @@ And three that make grades fast and trustworthy:
   tests; the lesson's other cells do not (an answer uses only what its own cell and the set-up define, which the
   assignment's introduction tells the student);
 
-- a test cell scores only when the same check passes again in a fresh Python (``deploy/fresh_check.py``) that
+- a test cell scores only when the same check passes again in a fresh Python (:mod:`deploy.fresh_check`) that
   the student's cells never ran in: rebinding or patching a checker earns nothing; the feedback says why;
 - a failed test cell's feedback is the checker's message (or what stopped the cell: the time limit, with its
   seconds), not a traceback with the grading machine's paths.
@@ -27,20 +27,18 @@ And three that make grades fast and trustworthy:
 """
 import copy
 import json
-import pathlib
 import re
 import resource
 import subprocess
 import sys
 
 import nbformat
-import sizing
 from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 from traitlets import Int
 
-FRESH_CHECK = pathlib.Path(__file__).with_name("fresh_check.py")
+from deploy import sizing
 
 KERNEL_DIED = ("the kernel died while running this cell (the code exited, crashed, or was killed): this exercise "
                "scores zero; the kernel was restarted and the cells after it were graded in a fresh one")
@@ -73,7 +71,7 @@ def fresh_verdicts(nb, timeout, memory_limit):
     tests = [c["grade_id"] for c in cells if c["kind"] == "test"]
     limit = (lambda: resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))) if memory_limit else None
     try:
-        done = subprocess.run([sys.executable, str(FRESH_CHECK), f"--timeout={timeout}"], input=json.dumps(cells),
+        done = subprocess.run([sys.executable, "-m", "deploy.fresh_check", f"--timeout={timeout}"], input=json.dumps(cells),
                               capture_output=True, text=True, timeout=timeout * (len(tests) + 1) + 60,
                               preexec_fn=limit)
         found = json.loads(done.stdout) if done.returncode == 0 else {}

@@ -14,11 +14,11 @@ own home (mode 0700). The hub runs as root; everything it keeps is under ``AMLAB
   nbgrader's extensions off in the environment, so that ``make lab`` stays the course's own).
 
 The hub also closes ``solutions/`` of the checkout to everyone but root. A student's home holds ``my_notebooks/``
-(their practice copies of the learner's edition, deploy/learner_copies.py) and, once fetched, the assignments under
+(their practice copies of the learner's edition, deploy.learner_copies) and, once fetched, the assignments under
 ``autograd-memory-lab/``; its README.md says which is graded.
 
 Memory: every process of a student's server (the server and each kernel) runs under a data-size limit
-(RLIMIT_DATA) from deploy/sizing.py. Idle kernels are shut down by the server, idle servers by jupyterhub-idle-culler.
+(RLIMIT_DATA) from deploy.sizing. Idle kernels are shut down by the server, idle servers by jupyterhub-idle-culler.
 
 Authentication: a shared password (AMLAB_HUB_PASSWORD, or one made up and kept in hub/), for the user names of
 the roster only (``--Authenticator.allowed_users``, or ``students.txt`` in AMLAB_CLASS_ROOT, one name a line). NOT
@@ -38,13 +38,9 @@ from jupyterhub.auth import LocalAuthenticator
 from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
 from jupyterhub.spawner import LocalProcessSpawner
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "deploy"))
-
-import assignments  # noqa: E402
-import sizing  # noqa: E402
-from learner_copies import FOLDER, copy_into  # noqa: E402
-from z2jh_values import CULL_EVERY, CULL_TIMEOUT, KERNEL_CULL  # noqa: E402
+from deploy import assignments, sizing
+from deploy.learner_copies import FOLDER, ROOT, copy_into
+from deploy.z2jh_values import CULL_EVERY, CULL_TIMEOUT, KERNEL_CULL
 
 c = get_config()  # noqa: F821 (JupyterHub's config loader defines it)
 

@@ -6,20 +6,16 @@ import importlib
 import json
 import pathlib
 import re
-import sys
 
 import jsonschema
 import nbformat
 import pytest
 import yaml
 
+from deploy import assignments, fresh_check, learner_copies, sizing, z2jh_values
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "class" / "data"
-sys.path.insert(0, str(ROOT / "deploy"))
-
-import assignments  # noqa: E402
-import sizing  # noqa: E402
-import z2jh_values  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -66,7 +62,7 @@ def test_the_schema_refuses_values_the_chart_does_not_know(typo):
 
 
 def test_the_values_and_the_guides_sizing_are_fresh():
-    assert sizing.main(["--check"]) == 0, "run python deploy/sizing.py --write"
+    assert sizing.main(["--check"]) == 0, "run python -m deploy.sizing --write"
 
 
 def test_the_limits_come_from_the_measured_notebooks(tmp_path):
@@ -87,7 +83,7 @@ def test_the_limits_come_from_the_measured_notebooks(tmp_path):
 def test_the_image_is_the_learners_runtime_environment():
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "binder/environment.yml" in dockerfile and "--name autograd-memory-lab" in dockerfile
-    assert z2jh_values.COURSE in dockerfile and "deploy/learner_copies.py" in str(z2jh_values.values(sizing.Sizing.measured()))
+    assert z2jh_values.COURSE in dockerfile and "deploy.learner_copies" in str(z2jh_values.values(sizing.Sizing.measured()))
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
@@ -136,6 +132,7 @@ def test_an_assignment_is_the_learners_notebook_without_the_worked_solutions(not
     assert not [c.source for c in nb.cells if "solutions/" in c.source], "a released assignment links to solutions/"
 
 
-@pytest.mark.parametrize("module", ["sizing", "z2jh_values", "learner_copies", "assignments", "fresh_check"])
+@pytest.mark.parametrize("module", [sizing, z2jh_values, learner_copies, assignments, fresh_check],
+                         ids=lambda m: m.__name__)
 def test_deploy_docstring_examples(module):
-    assert doctest.testmod(importlib.import_module(module)).failed == 0
+    assert doctest.testmod(module).failed == 0

@@ -75,7 +75,7 @@ class Measured:
 
 
 def _class_sizing(course):
-    done = subprocess.run([sys.executable, "deploy/sizing.py", "--check"], cwd=course.root, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "deploy.sizing", "--check"], cwd=course.root, capture_output=True, text=True)
     return [done.stdout.strip() or done.stderr.strip()] if done.returncode else []
 
 
@@ -111,7 +111,7 @@ TARGETS = [
     Target("README torch table", ("data/torch_versions.json", "README.md"), torch_table.readme_table),
     Target("README fast path", ("course.toml", NOTEBOOKS, reading_model.RUN_TIMES, "README.md"), fast_path.readme_fast_path),
     Measured("class sizing", ("data/notebooks_cpu.json", "docs/instructors.md", "deploy/z2jh/values.yaml"),
-             _class_sizing, "python deploy/sizing.py --write", by_build=True),
+             _class_sizing, "python -m deploy.sizing --write", by_build=True),
     Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
              "python tests/browser/slide_fit.py --record"),
 ]

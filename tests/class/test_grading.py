@@ -16,10 +16,11 @@ import csv
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-import assignments
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+
+from deploy import assignments, grading, sizing
 
 # Each assignment is a whole notebook: its slowest cells take several seconds alone, and more with the other runs on
 # the two cores. 45 s is well above that and below the course's own limit (a notebook's budget), which the loop that
@@ -174,8 +175,6 @@ def test_grades_come_out_as_csv(graded):
 
 def test_the_course_gives_a_cell_a_notebooks_budget():
     """The course's own time limit for a cell, which the grading above shortens to ``CELL_TIMEOUT``."""
-    import grading
-    import sizing
     from traitlets.config import Config
 
     budget = sizing.Sizing.measured().budget_seconds
@@ -184,7 +183,6 @@ def test_the_course_gives_a_cell_a_notebooks_budget():
 
 def run_graded(*sources):
     """Run cells (the first one locked, as an assignment's set-up) through the course's grading Execute."""
-    import grading
     from traitlets.config import Config
 
     cells = [nbformat.v4.new_code_cell(s) for s in sources]

@@ -26,15 +26,15 @@ import tempfile
 import time
 import uuid
 
-import assignments
 import nbformat
 import psutil
 import pytest
 import requests
-import sizing
-from learner_copies import FOLDER
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
+
+from deploy import assignments, sizing
+from deploy.learner_copies import FOLDER
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RUN = uuid.uuid4().hex[:4]          # fresh user names: nothing of this machine's is touched
