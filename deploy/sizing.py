@@ -62,6 +62,15 @@ class Sizing:
     budget_seconds: float
     source: str
 
+    def __post_init__(self):
+        """Kubernetes refuses a pod whose guarantee is above its limit: so does this, saying which and why."""
+        for what, guarantee, limit in (("CPU", self.cpu_guarantee, self.cpu_limit),
+                                       ("memory", self.memory_guarantee, self.memory_limit)):
+            if guarantee > limit:
+                raise ValueError(f"the {what} guarantee ({guarantee}) is above its limit ({limit}), from {self.source}: "
+                                 "the slowest or heaviest notebook's measurement does not fit the budget; measure again "
+                                 "on an idle machine (python benchmarks/notebooks.py) or raise the budget")
+
     @classmethod
     def measured(cls, path=RUN_TIMES):
         path = pathlib.Path(path)

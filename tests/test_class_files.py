@@ -86,6 +86,16 @@ def test_the_image_is_the_learners_runtime_environment():
     assert z2jh_values.COURSE in dockerfile and "deploy.learner_copies" in str(z2jh_values.values(sizing.Sizing.measured()))
 
 
+def test_a_guarantee_above_its_limit_is_an_error(tmp_path):
+    """A noisy run time once made the CPU guarantee 2.02 cores against a limit of 2: Kubernetes rejects that pod."""
+    measured = json.loads((ROOT / "data" / "notebooks_cpu.json").read_text())
+    slow = copy.deepcopy(measured)
+    slow["notebooks"]["05_laplacian_pinn"]["seconds"] = 1.01 * slow["budget"]["seconds"]
+    (tmp_path / "runs.json").write_text(json.dumps(slow))
+    with pytest.raises(ValueError, match="CPU guarantee .* is above its limit"):
+        sizing.Sizing.measured(tmp_path / "runs.json")
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
 def test_every_checker_a_notebook_calls_is_a_graded_exercise(notebook):
     cells = nbformat.read(notebook, as_version=4).cells
