@@ -64,11 +64,11 @@ def kind(cell):
     return "test" if meta.get("grade") else "answer" if meta.get("solution") else "locked" if is_setup(cell) else None
 
 
-def fresh_verdicts(nb, timeout, memory_limit):
-    """``{test grade_id: {"passed", "message"}}``: every answer of ``nb`` checked in a fresh Python."""
+def fresh_verdicts(nb, tests, timeout, memory_limit):
+    """``{test grade_id: {"passed", "message"}}``: the answers of ``nb``'s test cells ``tests`` checked in a fresh
+    Python, each within ``timeout`` seconds."""
     cells = [{"kind": kind(c), "grade_id": c.metadata["nbgrader"]["grade_id"], "source": c.source}
-             for c in nb.cells if kind(c)]
-    tests = [c["grade_id"] for c in cells if c["kind"] == "test"]
+             for c in nb.cells if kind(c) and (kind(c) != "test" or c.metadata["nbgrader"]["grade_id"] in tests)]
     limit = (lambda: resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))) if memory_limit else None
     try:
         done = subprocess.run([sys.executable, "-m", "deploy.fresh_check", f"--timeout={timeout}"], input=json.dumps(cells),
@@ -84,10 +84,10 @@ def fresh_verdicts(nb, timeout, memory_limit):
 def tidy(text):
     """``text`` without the machine's paths: a file's path becomes its name.
 
-    >>> tidy('File "/srv/course/x/nb05.py", line 3')
-    'File "nb05.py", line 3'
+    >>> tidy('File "/srv/course/x/nb05.py", line 3; at course_utils/checks/nb05.py')
+    'File "nb05.py", line 3; at course_utils/checks/nb05.py'
     """
-    return re.sub(r"(?:/[\w.@+-]+)+/([\w.@+-]+)", r"\1", str(text))
+    return re.sub(r"(?<![\w.])(?:/[\w.@+-]+)+/([\w.@+-]+)", r"\1", str(text))
 
 
 def failure(ename, message):
@@ -102,8 +102,19 @@ class GradeOnExecute(Execute):
     memory_limit = Int(0, help="RLIMIT_DATA of the fresh check's process, in bytes (0: none)").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
-        self.verdicts = fresh_verdicts(nb, self.timeout, self.memory_limit)
-        return super().preprocess(nb, resources, km)
+        """Grade in the kernel, then check again in a fresh Python each test cell that passed there. An answer that
+        passed within a cell's time limit in the kernel gets twice that in the fresh process (other grading runs
+        share the machine); one that failed is not run again."""
+        nb, resources = super().preprocess(nb, resources, km)
+        passed = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if kind(c) == "test"
+                  and not any(o.output_type == "error" for o in c.outputs)}
+        if passed:
+            for grade_id, verdict in fresh_verdicts(nb, set(passed), 2 * self.timeout, self.memory_limit).items():
+                if not verdict["passed"]:
+                    passed[grade_id].outputs.append(failure("NotGraded", "checked again in a fresh Python with your "
+                                                            "answer's definitions alone, it did not pass: "
+                                                            + tidy(verdict["message"])))
+        return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and kind(cell) is None:
@@ -120,13 +131,8 @@ class GradeOnExecute(Execute):
         errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
         if errors:
             self._run_silently(FORGET_FAILURE)
-        if kind(cell) == "test":
-            verdict = self.verdicts.get(cell.metadata["nbgrader"]["grade_id"], {"passed": False, "message": "not checked"})
-            if errors:
-                cell.outputs = [o for o in cell.outputs if o.output_type != "error"] + [self._feedback(errors[-1])]
-            elif not verdict["passed"]:
-                cell.outputs.append(failure("NotGraded", "checked again in a fresh Python with your answer's "
-                                                         f"definitions alone, it did not pass: {tidy(verdict['message'])}"))
+        if kind(cell) == "test" and errors:
+            cell.outputs = [o for o in cell.outputs if o.output_type != "error"] + [self._feedback(errors[-1])]
         return cell, resources
 
     def _timed_out(self):
