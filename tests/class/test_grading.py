@@ -182,11 +182,14 @@ def test_the_course_gives_a_cell_a_notebooks_budget():
 
 
 def run_graded(*sources):
-    """Run cells (the first one locked, as an assignment's set-up) through the course's grading Execute."""
+    """Run cells (the first one locked, as an assignment's set-up; the others answer cells, which grading runs)
+    through the course's grading Execute."""
     from traitlets.config import Config
 
     cells = [nbformat.v4.new_code_cell(s) for s in sources]
     cells[0].metadata["nbgrader"] = {"grade_id": "setup", "locked": True, "solution": False, "grade": False}
+    for number, cell in enumerate(cells[1:], 1):
+        cell.metadata["nbgrader"] = {"grade_id": f"answer_{number}", "locked": False, "solution": True, "grade": False}
     nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
         "name": "autograd-memory-lab", "language": "python", "display_name": "Autograd Memory Lab"}})
     graded, _ = grading.GradeOnExecute(config=grading.configure(Config())).preprocess(nb, {})
