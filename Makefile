@@ -76,7 +76,7 @@ CLASS_STAMP := $(VENV)/.installed-class
 $(CLASS_STAMP): $(STAMP) deploy/package-lock.json
 	@$(BIN)/python -m pip install $(PIP_FLAGS) -e ".[class]" "torch==$(TORCH)"
 	@# nbgrader's notebook extensions, and the "open in Notebook" button of the notebook package nbgrader brings, stay off:
-	@# `make lab` stays the course's own, and grading uses nbgrader's command line
+	@# `make lab` stays the course's own (the hub's students get the Assignments tab from their own config, deploy/jupyterhub_config.py)
 	@# (one `jupyter server extension disable` for the four: each call is a Python start, 1.8 s)
 	$(BIN)/jupyter server extension disable --sys-prefix \
 	  $(foreach e,formgrader validate_assignment assignment_list course_list,nbgrader.server_extensions.$(e)) >/dev/null 2>&1
@@ -91,7 +91,7 @@ hub: class-setup
 	$(BIN)/jupyterhub -f deploy/jupyterhub_config.py $(HUB_ARGS)
 
 assignments: class-setup
-	$(BIN)/python deploy/assignments.py
+	$(BIN)/python -m deploy.assignments
 
 test-class: class-setup
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -p no:cacheprovider tests/class $(PYTEST_ARGS)
@@ -153,7 +153,7 @@ measure: setup
 	$(BIN)/python -m tools measure
 	$(BIN)/python -m tools build
 	$(BIN)/python -m tools.slide_fit --record
-	$(BIN)/python -m deploy.sizing --record
+	$(BIN)/python -m deploy.sizing --write
 
 hooks: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test,dev]" "torch==$(TORCH)"

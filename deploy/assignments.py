@@ -1,20 +1,23 @@
-"""The nbgrader course of the notebooks' exercises, generated from the notebooks and the worked solutions.
+"""The nbgrader course of the notebooks' exercises: each assignment is a notebook of the learner's edition.
 
-    python deploy/assignments.py [--root DIR]     write the course into DIR (default build/nbgrader/), then
+    python -m deploy.assignments [--root DIR]     write the course into DIR (default /srv/amlab/course/), then
                                                   run nbgrader's generate_assignment on every assignment
 
-One assignment per notebook with exercises, named like it. Each exercise of the notebook (a code cell that calls a
-checker of ``course_utils.checks``) becomes two nbgrader cells:
+One assignment per notebook with exercises, named like it: the learner's edition of that notebook (``learner/``, no
+speaker notes), whole, so that every prompt finds what it refers to, with each exercise (a code cell that calls a
+checker of ``course_utils.checks``) made two nbgrader cells:
 
 - an autograded answer cell: the notebook's stub, with the worked answer from ``solutions/<notebook>.py`` between
   nbgrader's solution markers (``generate_assignment`` gives students the stub back: ``raise NotImplementedError``);
 - a locked autograder test cell worth ``POINTS`` that calls the same checker and fails unless it passed, so the
-  checker's message ("[FAIL] ...: what is wrong") is the student's feedback.
+  checker's message ("[FAIL] ...: what is wrong") is the student's feedback. ``deploy/grading.py`` checks each
+  answer again in a fresh Python, out of the student's reach.
 
-The notebook's set-up cell comes first, locked, and the exercise's prompt (the markdown cell before it) above it.
-Nothing is copied by hand: a new exercise in a notebook is a new graded pair the next time this runs.
+The set-up cell (the one that imports the checkers) and the code cells between a prompt and its exercise are
+locked; the prompts' links to the worked solutions are left out. Nothing is copied by hand: a new exercise in a
+notebook is a new graded pair the next time this runs.
 
->>> [e.function for e in exercises(NOTEBOOKS / "01_graph_lifecycle.ipynb")]
+>>> [e.function for e in exercises(LEARNER / "01_graph_lifecycle.ipynb")]
 ['predict_saved', 'saved_growth']
 """
 import argparse
@@ -30,40 +33,51 @@ import textwrap
 
 import nbformat
 
+from deploy import sizing
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOTEBOOKS, SOLUTIONS = ROOT / "notebooks", ROOT / "solutions"
-COURSE = ROOT / "build" / "nbgrader"
+LEARNER, SOLUTIONS = ROOT / "learner", ROOT / "solutions"
+# The class's folder on one machine (deploy/jupyterhub_config.py): the course (the instructor's, 0700) and the exchange
+CLASS = pathlib.Path(os.environ.get("AMLAB_CLASS_ROOT", "/srv/amlab"))
+COURSE, EXCHANGE = CLASS / "course", CLASS / "exchange"
 COURSE_ID = "autograd-memory-lab"
 POINTS = 1                                                # each exercise
 CHECKER_CALL = re.compile(r"^checks\.check_\w+\(", re.M)  # an exercise cell's last statement
 STUB = re.compile(r"^(?P<indent>[ \t]+)raise NotImplementedError\b(?:\s*#\s*(?P<hint>.*))?$", re.M)
 CONFIG = '''\
-"""nbgrader's configuration of the Autograd Memory Lab course: written by deploy/assignments.py."""
-import sys
-
-sys.path.insert(0, {deploy!r})
-import grading  # noqa: E402
+"""nbgrader's configuration of the Autograd Memory Lab course: written by python -m deploy.assignments."""
+from deploy import grading
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
 grading.configure(c)
 '''
+
+
+INTRO = """\
+**This notebook is graded.** It is the lesson as you know it, with the exercises to hand in: write each answer in its
+cell (the `raise NotImplementedError` stub); the locked cell under it runs the course's checker and scores {points}
+point{s} when it passes. Save, then submit it from the *Assignments* tab (or `nbgrader submit`). Your copies in
+`my_notebooks/` are for practice: they are never graded.
+
+When it is graded, only the set-up cell, the locked cells, your answer cells and the checks run (not the lesson's
+other cells), and each answer is checked again in a fresh Python that runs only the locked cells and the definitions
+(`def`, `import`, constants) of your answer cell: an answer uses what the set-up cell imports and what its own cell
+defines. A cell that runs longer than {timeout} s is stopped and scores zero."""
 
 
 @dataclasses.dataclass
 class Exercise:
     function: str       # the function the learner writes
-    prompt: str         # the markdown cell above the exercise
-    context: list       # code cells between that prompt and the exercise (run as they are, locked)
+    at: int             # the exercise's cell in the learner's notebook
+    context: list       # the code cells between its prompt and it (their indices: locked)
     check: str          # the checker call
     solution: str       # the stub with the worked answer between nbgrader's solution markers
 
     def cells(self):
         test = f"result = {self.check}\nprint(result)\nassert result.passed, str(result)"
-        return [nbformat.v4.new_markdown_cell(self.prompt),
-                *(_graded(nbformat.v4.new_code_cell(source), f"context_{self.function}_{k}", locked=True)
-                  for k, source in enumerate(self.context)),
-                _graded(nbformat.v4.new_code_cell(self.solution), f"answer_{self.function}", solution=True),
+        return [_graded(nbformat.v4.new_code_cell(self.solution), f"answer_{self.function}", solution=True),
                 _graded(nbformat.v4.new_code_cell(test), f"test_{self.function}", grade=True, locked=True)]
 
 
@@ -109,44 +123,70 @@ def exercises(notebook):
         solution = (answer[:stub.start()] + (f"{indent}# {stub['hint']}\n" if stub["hint"] else "")
                     + f"{indent}### BEGIN SOLUTION\n" + textwrap.indent(worked, indent)
                     + f"\n{indent}### END SOLUTION" + answer[stub.end():])
-        at = max(j for j in range(i) if cells[j].cell_type == "markdown")
-        context = [c.source for c in cells[at + 1:i] if c.cell_type == "code"]
-        found.append(Exercise(function, cells[at].source, context, check, solution))
+        prompt = max(j for j in range(i) if cells[j].cell_type == "markdown")
+        context = [j for j in range(prompt + 1, i) if cells[j].cell_type == "code"]
+        found.append(Exercise(function, i, context, check, solution))
     return found
 
 
-def setup_cell(cells):
+def without_solution_links(markdown):
+    """``markdown`` without its paragraphs that point at the worked solutions (``solutions/``).
+
+    >>> without_solution_links("Write it.\\n\\n*Worked solution*: [x](../solutions/01.py).")
+    'Write it.'
+    """
+    return "\n\n".join(p for p in markdown.split("\n\n") if "solutions/" not in p).strip()
+
+
+def is_setup(cell):
     """The notebook's set-up cell: the code cell that imports its checkers."""
-    return next(c for c in cells if c.cell_type == "code" and re.search(r"\bas checks\b", c.source))
+    return cell.cell_type == "code" and re.search(r"\bas checks\b", cell.source) is not None
 
 
-def assignment(notebook):
-    """The nbgrader source notebook (worked answers inside solution markers) of ``notebook``, or None."""
-    found = exercises(notebook)
+def assignment(notebook, timeout=60):
+    """The nbgrader source notebook of the learner's ``notebook`` (worked answers inside solution markers), or None.
+
+    ``timeout``: a cell's time limit at grading, which the notebook's introduction states."""
+    found = {e.at: e for e in exercises(notebook)}
     if not found:
         return None
     original = nbformat.read(notebook, as_version=4)
-    title = next(c.source.splitlines()[0] for c in original.cells if c.cell_type == "markdown")
-    intro = nbformat.v4.new_markdown_cell(
-        f"{title} — graded exercises\n\nWrite each answer in its cell; the locked cell under it runs the course's "
-        f"checker and scores {POINTS} point{'s' * (POINTS != 1)} when it passes. Its message says what to look at.")
-    cells = [intro, _graded(nbformat.v4.new_code_cell(setup_cell(original.cells).source), "setup", locked=True)]
-    for exercise in found:
-        cells += exercise.cells()
-    nb = nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": original.metadata["kernelspec"],
-                                                         "language_info": {"name": "python"}})
-    return nb
+    locked = {j for e in found.values() for j in e.context}
+    cells = []
+    for i, cell in enumerate(original.cells):
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        if i in found:
+            cells += found[i].cells()
+        elif cell.cell_type == "markdown":
+            cell.source = without_solution_links(cell.source)
+            cells.append(cell)
+            if not any(c.cell_type == "markdown" for c in cells[:-1]):  # under the title
+                cells.append(nbformat.v4.new_markdown_cell(INTRO.format(points=POINTS, s="s" * (POINTS != 1),
+                                                                        timeout=timeout)))
+        elif is_setup(cell):
+            cells.append(_graded(cell, "setup", locked=True))
+        elif i in locked:
+            cells.append(_graded(cell, f"context_{i}", locked=True))
+        else:
+            cells.append(cell)
+    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": original.metadata["kernelspec"],
+                                                           "language_info": {"name": "python"}})
 
 
-def write_course(root=COURSE):
-    """Write the course (nbgrader_config.py and source/<assignment>/<assignment>.ipynb); return the assignments."""
+def write_course(root=COURSE, exchange=EXCHANGE):
+    """Write the course (nbgrader_config.py and source/<assignment>/<assignment>.ipynb); return the assignments.
+
+    ``exchange``: nbgrader's exchange, where ``nbgrader release_assignment`` puts what students fetch."""
     root = pathlib.Path(root)
     shutil.rmtree(root / "source", ignore_errors=True)
     (root / "source").mkdir(parents=True)
-    (root / "nbgrader_config.py").write_text(CONFIG.format(deploy=str(ROOT / "deploy"), course_id=COURSE_ID))
-    names = []
-    for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
-        nb = assignment(notebook)
+    root.chmod(0o700)  # the worked answers, the submissions, the gradebook: the instructor's alone
+    (root / "nbgrader_config.py").write_text(CONFIG.format(course_id=COURSE_ID,
+                                                                 exchange=str(exchange)))
+    names, timeout = [], int(sizing.Sizing.measured().budget_seconds)
+    for notebook in sorted(LEARNER.glob("[0-9][0-9]_*.ipynb")):
+        nb = assignment(notebook, timeout)
         if nb is not None:
             (root / "source" / notebook.stem).mkdir()
             nbformat.write(nb, root / "source" / notebook.stem / notebook.name)
@@ -166,9 +206,10 @@ def nbgrader(root, *args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path, default=COURSE, help="the course's folder (default build/nbgrader)")
+    parser.add_argument("--root", type=pathlib.Path, default=COURSE, help=f"the course's folder (default {COURSE})")
+    parser.add_argument("--exchange", default=EXCHANGE, help=f"nbgrader's exchange (default {EXCHANGE})")
     args = parser.parse_args(argv)
-    names = write_course(args.root)
+    names = write_course(args.root, args.exchange)
     nbgrader(args.root, "generate_assignment", "*", "--force")
     print(f"[assignments] {len(names)} assignments in {args.root}: source/ (with the worked answers) and release/ "
           f"(for students): {', '.join(names)}")

@@ -12,15 +12,33 @@ test cell (zero for that exercise) and grading goes on. Two cases nbgrader leave
 - a failed cell keeps its traceback (``sys.last_traceback``), and with it what the answer allocated: dropped
   after every failed cell, so that a MemoryError does not make the next exercise fail too.
 
+And three that make grades fast and trustworthy:
+
+- only the cells that grading needs run: the locked ones (the set-up, each exercise's context), the answers and the
+  tests; the lesson's other cells do not (an answer uses only what its own cell and the set-up define, which the
+  assignment's introduction tells the student);
+
+- a test cell scores only when the same check passes again in a fresh Python (:mod:`deploy.fresh_check`) that
+  the student's cells never ran in: rebinding or patching a checker earns nothing; the feedback says why;
+- a failed test cell's feedback is the checker's message (or what stopped the cell: the time limit, with its
+  seconds), not a traceback with the grading machine's paths.
+
 ``configure(c)`` sets all of it on an nbgrader config (the course's ``nbgrader_config.py`` calls it).
 """
 import copy
+import json
+import re
+import resource
+import subprocess
+import sys
 
 import nbformat
-import sizing
 from jupyter_core.utils import run_sync
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
+from traitlets import Int
+
+from deploy import sizing
 
 KERNEL_DIED = ("the kernel died while running this cell (the code exited, crashed, or was killed): this exercise "
                "scores zero; the kernel was restarted and the cells after it were graded in a fresh one")
@@ -38,21 +56,94 @@ def is_setup(cell):
     return cell.cell_type == "code" and meta.get("locked") and not meta.get("grade") and not meta.get("solution")
 
 
+def kind(cell):
+    """What ``fresh_check`` does with a code cell: "locked", "answer", "test", or None (a cell it leaves out)."""
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code":
+        return None
+    return "test" if meta.get("grade") else "answer" if meta.get("solution") else "locked" if is_setup(cell) else None
+
+
+def fresh_verdicts(nb, tests, timeout, memory_limit):
+    """``{test grade_id: {"passed", "message"}}``: the answers of ``nb``'s test cells ``tests`` checked in a fresh
+    Python, each within ``timeout`` seconds."""
+    cells = [{"kind": kind(c), "grade_id": c.metadata["nbgrader"]["grade_id"], "source": c.source}
+             for c in nb.cells if kind(c) and (kind(c) != "test" or c.metadata["nbgrader"]["grade_id"] in tests)]
+    limit = (lambda: resource.setrlimit(resource.RLIMIT_DATA, (memory_limit, memory_limit))) if memory_limit else None
+    try:
+        done = subprocess.run([sys.executable, "-m", "deploy.fresh_check", f"--timeout={timeout}"], input=json.dumps(cells),
+                              capture_output=True, text=True, timeout=timeout * (len(tests) + 1) + 60,
+                              preexec_fn=limit)
+        found = json.loads(done.stdout) if done.returncode == 0 else {}
+        why = "the fresh check stopped: " + tidy((done.stderr.strip().splitlines() or ["no message"])[-1])
+    except subprocess.TimeoutExpired:
+        found, why = {}, f"the fresh check ran past its time limit ({timeout} s a check)"
+    return {t: found.get(t, {"passed": False, "message": why}) for t in tests}
+
+
+def tidy(text):
+    """``text`` without the machine's paths: a file's path becomes its name.
+
+    >>> tidy('File "/srv/course/x/nb05.py", line 3; at course_utils/checks/nb05.py')
+    'File "nb05.py", line 3; at course_utils/checks/nb05.py'
+    """
+    return re.sub(r"(?<![\w.])(?:/[\w.@+-]+)+/([\w.@+-]+)", r"\1", str(text))
+
+
+def failure(ename, message):
+    """An error output that shows ``message`` alone (nbgrader's feedback prints an error's traceback lines)."""
+    return nbformat.v4.new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
+
+
 class GradeOnExecute(Execute):
-    """nbgrader's `Execute`, grading on past a dead kernel and freeing what a failed cell held."""
+    """nbgrader's `Execute`, grading on past a dead kernel, freeing what a failed cell held, scoring a test cell only
+    when a fresh Python agrees, and keeping feedback to the checker's message."""
+
+    memory_limit = Int(0, help="RLIMIT_DATA of the fresh check's process, in bytes (0: none)").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Grade in the kernel, then check again in a fresh Python each test cell that passed there. An answer that
+        passed within a cell's time limit in the kernel gets twice that in the fresh process (other grading runs
+        share the machine); one that failed is not run again."""
+        nb, resources = super().preprocess(nb, resources, km)
+        passed = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if kind(c) == "test"
+                  and not any(o.output_type == "error" for o in c.outputs)}
+        if passed:
+            for grade_id, verdict in fresh_verdicts(nb, set(passed), 2 * self.timeout, self.memory_limit).items():
+                if not verdict["passed"]:
+                    passed[grade_id].outputs.append(failure("NotGraded", "checked again in a fresh Python with your "
+                                                            "answer's definitions alone, it did not pass: "
+                                                            + tidy(verdict["message"])))
+        return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and kind(cell) is None:
+            return cell, resources  # the lesson's own cells: no grade depends on them (see the notebook's introduction)
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            cell.outputs.append(nbformat.v4.new_output("error", ename="KernelDied", evalue=KERNEL_DIED,
-                                                       traceback=[f"KernelDied: {KERNEL_DIED}"]))
+            cell.outputs.append(failure("KernelDied", KERNEL_DIED))
             self._restart(index)
             self.nb.cells[index] = cell
             return cell, self.resources
-        if any(output.output_type == "error" for output in cell.get("outputs", [])):
+        except CellTimeoutError:
+            cell.outputs = [failure("TimeLimit", self._timed_out())]
+        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+        if errors:
             self._run_silently(FORGET_FAILURE)
+        if kind(cell) == "test" and errors:
+            cell.outputs = [o for o in cell.outputs if o.output_type != "error"] + [self._feedback(errors[-1])]
         return cell, resources
+
+    def _timed_out(self):
+        return f"this cell ran longer than {self.timeout} s, the time limit of a cell, and was stopped: zero for it"
+
+    def _feedback(self, error):
+        if error.ename in ("KeyboardInterrupt", "CellTimeoutError", "TimeLimit"):
+            return failure("TimeLimit", self._timed_out())
+        if error.ename == "KernelDied":
+            return error
+        return failure(error.ename, tidy(error.evalue))
 
     def _restart(self, index):
         run_sync(self.km.restart_kernel)(now=True)
@@ -78,6 +169,7 @@ def configure(c, memory_limit=None, timeout=None):
     c.Execute.extra_arguments = [
         "--HistoryManager.hist_file=:memory:",
         f"--IPKernelApp.exec_lines=import resource as _r; _r.setrlimit(_r.RLIMIT_DATA, ({limit}, {limit})); del _r"]
+    c.GradeOnExecute.memory_limit = int(limit)
     c.Autograde.autograde_preprocessors = [GradeOnExecute if pp is Execute else pp
                                            for pp in Autograde.class_traits()["autograde_preprocessors"].default()]
     c.ClearSolutions.code_stub = {"python": "raise NotImplementedError"}

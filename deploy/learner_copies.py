@@ -1,10 +1,10 @@
 """Each student's own copies of the learner's edition, made when their server starts and never overwritten.
 
-    python deploy/learner_copies.py HOME       copy into HOME/my_notebooks/ the notebooks it lacks
+    python -m deploy.learner_copies HOME       copy into HOME/my_notebooks/ the notebooks it lacks
 
 The hub runs this before every start (deploy/jupyterhub_config.py; on Kubernetes, values.yaml's postStart hook),
-with the same rule as `make lab` (tools/my_notebooks.py): a notebook the student has is kept as it is, one the
-course added since is copied.
+with the same rule as `make lab`: a notebook the student has is kept as it is, one the course added since is
+copied. The copies are the learner's edition as ``learner/`` holds it (``make generate`` writes it).
 
 >>> import tempfile
 >>> home = pathlib.Path(tempfile.mkdtemp())
@@ -13,19 +13,21 @@ course added since is copied.
 True
 """
 import pathlib
+import shutil
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FOLDER = "my_notebooks"
-sys.path.insert(0, str(ROOT))  # run as a script in a student's home: the course's build tools are the package `tools`
-
-from tools.my_notebooks import copy_missing  # noqa: E402
 
 
 def copy_into(home):
     """Copy the learner's edition of every notebook that ``home``/my_notebooks lacks; return the names copied."""
-    pathlib.Path(home).mkdir(parents=True, exist_ok=True)
-    return copy_missing(course=ROOT / "notebooks", mine=pathlib.Path(home) / FOLDER)
+    mine = pathlib.Path(home) / FOLDER
+    mine.mkdir(parents=True, exist_ok=True)
+    missing = [n for n in sorted((ROOT / "learner").glob("*.ipynb")) if not (mine / n.name).exists()]
+    for notebook in missing:
+        shutil.copyfile(notebook, mine / notebook.name)
+    return [n.name for n in missing]
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """A class's per-student memory and CPU, computed from the measured notebooks (``data/notebooks_cpu.json``).
 
-    python deploy/sizing.py            print the sizing table
-    python deploy/sizing.py --write    rewrite the guide's sizing block and deploy/z2jh/values.yaml
-    python deploy/sizing.py --check    exit 1 when either is stale
+    python -m deploy.sizing            print the sizing table
+    python -m deploy.sizing --write    rewrite the guide's sizing block and deploy/z2jh/values.yaml
+    python -m deploy.sizing --check    exit 1 when either is stale
 
 In a class everybody runs the same notebook at the same moment, so a student's *guarantee* is what the heaviest
 notebook needs, and the *limit* adds a stated margin on top:
@@ -62,6 +62,15 @@ class Sizing:
     budget_seconds: float
     source: str
 
+    def __post_init__(self):
+        """Kubernetes refuses a pod whose guarantee is above its limit: so does this, saying which and why."""
+        for what, guarantee, limit in (("CPU", self.cpu_guarantee, self.cpu_limit),
+                                       ("memory", self.memory_guarantee, self.memory_limit)):
+            if guarantee > limit:
+                raise ValueError(f"the {what} guarantee ({guarantee}) is above its limit ({limit}), from {self.source}: "
+                                 "the slowest or heaviest notebook's measurement does not fit the budget; measure again "
+                                 "on an idle machine (python benchmarks/notebooks.py) or raise the budget")
+
     @classmethod
     def measured(cls, path=RUN_TIMES):
         path = pathlib.Path(path)
@@ -109,7 +118,7 @@ class Sizing:
     def table(self):
         """The guide's sizing table, in Markdown."""
         rows = [
-            f"Computed from {self.source} by `deploy/sizing.py`.",
+            f"Computed from {self.source} by `python -m deploy.sizing`.",
             "",
             "| per student | guarantee | limit | from |",
             "|---|---:|---:|---|",
@@ -130,7 +139,7 @@ class Sizing:
         return "\n".join(rows) + "\n"
 
 
-def with_block(text, name, body, writer="deploy/sizing.py --write"):
+def with_block(text, name, body, writer="python -m deploy.sizing --write"):
     """``text`` with the block ``<!-- name: written by ... -->`` ... ``<!-- /name -->`` holding ``body``."""
     start, end = f"<!-- {name}: written by {writer} -->", f"<!-- /{name} -->"
     head, found, rest = text.partition(start)
@@ -141,7 +150,7 @@ def with_block(text, name, body, writer="deploy/sizing.py --write"):
 
 def generated(sizing=None):
     """{path: text} of every file this module writes."""
-    import z2jh_values
+    from deploy import z2jh_values
     sizing = sizing or Sizing.measured()
     return {GUIDE: with_block(GUIDE.read_text(), BLOCK, sizing.table()), VALUES: z2jh_values.values_yaml(sizing)}
 
@@ -164,7 +173,7 @@ def main(argv=None):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if stale:
-        print(("[sizing] wrote " if args.write else "[sizing] stale (run python deploy/sizing.py --write): ") + ", ".join(stale))
+        print(("[sizing] wrote " if args.write else "[sizing] stale (run python -m deploy.sizing --write): ") + ", ".join(stale))
     return 1 if stale and args.check else 0
 
 

@@ -6,20 +6,16 @@ import importlib
 import json
 import pathlib
 import re
-import sys
 
 import jsonschema
 import nbformat
 import pytest
 import yaml
 
+from deploy import assignments, fresh_check, learner_copies, sizing, z2jh_values
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "class" / "data"
-sys.path.insert(0, str(ROOT / "deploy"))
-
-import assignments  # noqa: E402
-import sizing  # noqa: E402
-import z2jh_values  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -47,6 +43,18 @@ def test_z2jh_values_validate_against_the_charts_schema():
     validate(yaml.safe_load((ROOT / "deploy" / "z2jh" / "values.yaml").read_text()))
 
 
+def test_the_documented_real_authenticator_lets_in_only_whom_it_names():
+    """values.yaml with the documented my-secrets.yaml over it, merged as Helm merges them: no ``allow_all`` survives."""
+    ours = yaml.safe_load((ROOT / "deploy" / "z2jh" / "values.yaml").read_text())
+    secrets = yaml.safe_load((ROOT / "deploy" / "z2jh" / "my-secrets.example.yaml").read_text())
+    merged = helm_merge(ours, secrets)
+    validate(merged)
+    config = merged["hub"]["config"]
+    assert config["JupyterHub"]["authenticator_class"] == "github"
+    assert not config.get("Authenticator", {}).get("allow_all"), "allow_all outlives the switch to a real login"
+    assert config["GitHubOAuthenticator"]["allowed_organizations"], "the documented login names who may log in"
+
+
 @pytest.mark.parametrize("typo", [{"singleuser": {"memory": {"limt": "1G"}}}, {"cull": {"timeout": "an hour"}}])
 def test_the_schema_refuses_values_the_chart_does_not_know(typo):
     with pytest.raises(jsonschema.ValidationError):
@@ -54,7 +62,7 @@ def test_the_schema_refuses_values_the_chart_does_not_know(typo):
 
 
 def test_the_values_and_the_guides_sizing_are_fresh():
-    assert sizing.main(["--check"]) == 0, "run python deploy/sizing.py --write"
+    assert sizing.main(["--check"]) == 0, "run python -m deploy.sizing --write"
 
 
 def test_the_limits_come_from_the_measured_notebooks(tmp_path):
@@ -75,7 +83,17 @@ def test_the_limits_come_from_the_measured_notebooks(tmp_path):
 def test_the_image_is_the_learners_runtime_environment():
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "binder/environment.yml" in dockerfile and "--name autograd-memory-lab" in dockerfile
-    assert z2jh_values.COURSE in dockerfile and "deploy/learner_copies.py" in str(z2jh_values.values(sizing.Sizing.measured()))
+    assert z2jh_values.COURSE in dockerfile and "deploy.learner_copies" in str(z2jh_values.values(sizing.Sizing.measured()))
+
+
+def test_a_guarantee_above_its_limit_is_an_error(tmp_path):
+    """A noisy run time once made the CPU guarantee 2.02 cores against a limit of 2: Kubernetes rejects that pod."""
+    measured = json.loads((ROOT / "data" / "notebooks_cpu.json").read_text())
+    slow = copy.deepcopy(measured)
+    slow["notebooks"]["05_laplacian_pinn"]["seconds"] = 1.01 * slow["budget"]["seconds"]
+    (tmp_path / "runs.json").write_text(json.dumps(slow))
+    with pytest.raises(ValueError, match="CPU guarantee .* is above its limit"):
+        sizing.Sizing.measured(tmp_path / "runs.json")
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
@@ -99,6 +117,32 @@ def test_every_checker_of_the_course_is_graded():
     assert public <= graded, f"checkers no notebook exercise calls: {sorted(public - graded)}"
 
 
-@pytest.mark.parametrize("module", ["sizing", "z2jh_values", "learner_copies", "assignments"])
+LEARNER = sorted((ROOT / "learner").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", LEARNER, ids=[n.stem for n in LEARNER])
+def test_an_assignment_is_the_learners_notebook_without_the_worked_solutions(notebook):
+    """Every prompt finds what it refers to (the whole notebook is there), no prompt is a speaker note (the learner's
+    edition has none), and nothing points at solutions/."""
+    nb = assignments.assignment(notebook)
+    exercises = {e.at for e in assignments.exercises(notebook)}
+    if nb is None:
+        assert not exercises
+        return
+    graded = {c.metadata.get("nbgrader", {}).get("grade_id", "") for c in nb.cells}
+    assert {f"answer_{e.function}" for e in assignments.exercises(notebook)} <= graded
+    intro = next(i for i, c in enumerate(nb.cells) if c.source.startswith("**This notebook is graded.**"))
+    assert nb.cells[intro - 1].source.startswith("# "), "the introduction sits under the title"
+    kept = [c.source for c in nb.cells[:intro] + nb.cells[intro + 1:] if not (c.metadata.get("nbgrader", {}).get("solution")
+                                                   or c.metadata.get("nbgrader", {}).get("grade"))]
+    learner = nbformat.read(notebook, as_version=4).cells
+    assert kept == [assignments.without_solution_links(c.source) if c.cell_type == "markdown" else c.source
+                    for i, c in enumerate(learner) if i not in exercises], (
+        "the assignment should hold every cell of the learner's edition, in order")
+    assert not [c.source for c in nb.cells if "solutions/" in c.source], "a released assignment links to solutions/"
+
+
+@pytest.mark.parametrize("module", [sizing, z2jh_values, learner_copies, assignments, fresh_check],
+                         ids=lambda m: m.__name__)
 def test_deploy_docstring_examples(module):
-    assert doctest.testmod(importlib.import_module(module)).failed == 0
+    assert doctest.testmod(module).failed == 0

@@ -1,6 +1,7 @@
 """Imports run down the layers that CONTRIBUTING.md's "Layers" line names, lowest first, and never in a circle.
 
-Every ``import`` of every module of the three packages (the instruments, the course, its build tools) counts, the ones
+Every ``import`` of every module of the four packages (the instruments, the course, its build tools, its class
+deployment) counts, the ones
 inside functions too (a lazy import is still a dependency). A module may import its own layer's modules and any lower
 layer's; two layers named on the same step (``checks``, ``explorers``) are siblings and import neither each other nor
 upward. A package's top level (``autograd_memory``, ``course_utils``: its ``__init__`` and the modules beside it) is a
@@ -14,7 +15,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]  # the repository (not from conftest: notebooks/ has one too)
 PACKAGES = {"course_utils": ROOT / "course_utils", "autograd_memory": ROOT / "instruments" / "src" / "autograd_memory",
-            "tools": ROOT / "tools"}
+            "tools": ROOT / "tools", "deploy": ROOT / "deploy"}
 
 
 def module_name(package, path):

@@ -4,12 +4,8 @@
 installs what they need first. Every test here is marked slow.
 """
 import pathlib
-import sys
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "deploy"))
 
 
 def pytest_collection_modifyitems(items):
