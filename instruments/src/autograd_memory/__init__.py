@@ -27,6 +27,8 @@ PUBLIC = {
     **dict.fromkeys(["timeline", "Timeline"], "diagnosing.memory_timeline"),
     **dict.fromkeys(["LIBRARY_DIRS", "look_past"], "diagnosing"),  # no torch: a library says so before anything runs
     "LINT_RULES": "diagnosing.lint_rules",  # no torch: the lint's rules, for the sheets that list them
+    **dict.fromkeys(["check_file", "check_source", "LintError"], "diagnosing.lint"),  # no torch: the lint, from Python
+    "memory_snapshot": "formats.memory_snapshot",  # a snapshot in PyTorch's format from your own events
     "format_bytes": "formats.units", **dict.fromkeys(["Table", "ShowsAsText"], "formats.tables"),
     "GRAPHVIZ_INSTALL": "optional.extras", "PROBES": "seams.drift",
 }
