@@ -113,7 +113,7 @@ TARGETS = [
     Measured("class sizing", ("data/notebooks_cpu.json", "docs/instructors.md", "deploy/z2jh/values.yaml"),
              _class_sizing, "python deploy/sizing.py --write", by_build=True),
     Measured("slide-fit record", (NOTEBOOKS, slide_fit_record.STYLESHEET, slide_fit_record.RECORD), _slide_fit,
-             "python tests/browser/slide_fit.py --record"),
+             "python -m tools.slide_fit --record"),
 ]
 
 
