@@ -13,7 +13,8 @@ from tools.course import ROOT, load
 from tools.executed import KERNEL
 from tools.lecture_edition import LECTURE, condensed_lecture_text
 
-NUMBER = re.compile(r"0x[0-9a-f]+|[+-]?\d+(?:[.,]\d+)*")  # an object's address, a count, a signed reading
+# an object's address, a count, a signed reading with its unit (an RSS reading moves by bytes or by kilobytes)
+NUMBER = re.compile(r"0x[0-9a-f]+|[+-]?\d+(?:[.,]\d+)*(?: ?(?:[kMG]i?B|B)\b)?")
 # cells that rank by a timing (the profiler's table, the fastest method): on a shared CPU the order can change
 TIMED = re.compile(r"sort_by=|fastest")
 SPACE = re.compile(r"\s+")  # a table's padding follows its numbers' widths
