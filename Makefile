@@ -8,9 +8,9 @@
 #   make present             lecturers: JupyterLab with RISE on lecture_notebooks/00 (speaker notes kept, each live section's minutes in
 #                            its notes), projector-readable slides, plots and gauges
 #   make slides              lecturers: a reveal.js deck per notebook in build/slides/, opens offline
-#   make present CONDENSED=1 the condensed lecture: the lecture path's notebooks (docs/instructors.md) in lecture_condensed/, only the
-#                            path's live sections and each title on slides (the rest hidden, still run); make slides CONDENSED=1: its
-#                            decks in build/slides-condensed/
+#   make present CONDENSED=1 the condensed lecture as one notebook, lecture_condensed/lecture.ipynb: the lecture path's notebooks in
+#                            order, only its live sections and each title on slides (the rest hidden, still run); make slides
+#                            CONDENSED=1: its decks in build/slides-condensed/
 #   make site                a static reading site of the executed notebooks in build/site/, opens offline
 #   make gpu-check           one GPU: selftest, benchmark, meters vs the allocator, instruments' CUDA tests, overhead, every notebook on CUDA (PYTHON=python3: no venv)
 #   make generate            contributors: write every generated file from course.toml, the notebooks and data/ (python -m tools build;
@@ -110,7 +110,7 @@ present: setup
 	$(BIN)/python -m tools.my_notebooks $(if $(CONDENSE),--condensed,--lecture)
 	cp tools/rise.css $(LECTURE_DIR)/rise.css
 	AMLAB_LECTURE=1 $(BIN)/jupyter lab --ip=127.0.0.1 --port=$(PORT) $(NO_BROWSER) $(AS_ROOT) $(LAB_ARGS) --ServerApp.root_dir="$(CURDIR)" \
-	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" $(LECTURE_DIR)/00_start_here.ipynb
+	  --LabServerApp.extra_labextensions_path="$(CURDIR)/tools/labextensions" $(LECTURE_DIR)/$(if $(CONDENSE),lecture.ipynb,00_start_here.ipynb)
 
 slides: setup
 	$(BIN)/python -m tools.handouts slides $(if $(CONDENSE),--condensed)

@@ -3,6 +3,7 @@ its first speaker note; condensed, only the title slide and the live sections ar
 to run; a heading the table names that a notebook lacks stops it with the row to fix. No notebook is executed.
 """
 import doctest
+import re
 import subprocess
 
 import nbformat
@@ -157,6 +158,21 @@ def condensed_slides(course):
     return slides
 
 
+NOT_FOR_THE_ROOM = re.compile(r"raise NotImplementedError|\bassert\b|\.assert_\w+\(|\bchecks\.check_\w+\(")
+
+
+def test_the_condensed_slides_show_the_lecture_not_its_checks_or_exercises(root):
+    """What the room sees is the lecture: no exercise stub (its checker answers "not attempted yet"), no ``assert``
+    and no checker call on a condensed slide (they run in skipped cells)."""
+    course = load(root)
+    for path in course.live_notebooks():
+        nb = lecture_edition.lecture_edition(nbformat.read(path, as_version=4), path.stem, course.lecture_path, True,
+                                             course.cut)
+        shown = [cell.source for cell, kind in zip(nb.cells, types(nb)) if kind not in ("skip", "notes")]
+        found = [(source[:60], NOT_FOR_THE_ROOM.search(source)[0]) for source in shown if NOT_FOR_THE_ROOM.search(source)]
+        assert not found, f"{path.name}: condensed slides show exercises or checks (untag them slide-keep): {found}"
+
+
 def test_the_condensed_lecture_fits_its_90_minutes(root):
     """The condensed lecture as it is projected: at most 75 slides, each stating its minutes in its speaker notes,
     and those minutes with the questions' at most the lecture's; each live row's slides take the row's minutes, each
@@ -197,19 +213,41 @@ def test_the_slide_count_is_the_decks():
     assert handouts.slide_count(page) == lecture_edition.slide_count(nb) == 5
 
 
-def test_make_present_condensed_copies_the_lecture_path_once(tmp_path, root):
+def test_the_condensed_lecture_is_one_notebook_its_parts_in_order(root):
+    """One slideshow, one kernel, one set-up: the condensed editions of the lecture's notebooks one after another, every
+    cell of each (the hidden ones still run), each cell id unique, and the slides the parts' slides."""
+    course = load(root)
+    parts = {path.stem: lecture_edition.lecture_edition(nbformat.read(path, as_version=4), path.stem,
+                                                        course.lecture_path, True, course.cut)
+             for path in course.live_notebooks()}
+    lecture = lecture_edition.one_lecture(parts)
+    nbformat.validate(lecture)
+    assert [cell.source for cell in lecture.cells] == [cell.source for part in parts.values() for cell in part.cells]
+    assert len({cell.id for cell in lecture.cells}) == len(lecture.cells), "every cell id once"
+    assert lecture_edition.slide_count(lecture) == sum(map(lecture_edition.slide_count, parts.values()))
+    assert lecture.metadata.kernelspec.name == "autograd-memory-lab"
+
+
+def test_make_present_condensed_copies_the_lecture_once_as_one_notebook(tmp_path, root):
     folder = tmp_path / "lecture_condensed"
     copied = my_notebooks.copy_missing(root / "notebooks", folder, condensed=True)
-    assert copied == [path.name for path in load(root).live_notebooks()]
-    for name in copied:
-        assert (folder / name).read_text() == lecture_edition.lecture_text(load(root), root / "notebooks" / name, True)
+    assert copied == [lecture_edition.LECTURE], copied
+    assert (folder / copied[0]).read_text() == lecture_edition.condensed_lecture_text(load(root))
     (folder / copied[0]).write_text("my work")
     assert my_notebooks.copy_missing(root / "notebooks", folder, condensed=True) == []
     assert (folder / copied[0]).read_text() == "my work", "a lecturer's copy is never overwritten"
     dry_run = {target: subprocess.run(["make", "-n", target, "PYTHON=true", "CONDENSED=1"], cwd=root,
                                       capture_output=True, text=True).stdout for target in ("present", "slides")}
     assert "tools.my_notebooks --condensed" in dry_run["present"], dry_run["present"]
-    assert " lecture_condensed/00_start_here.ipynb" in dry_run["present"], "it opens the condensed copy of 00"
+    assert f" lecture_condensed/{lecture_edition.LECTURE}" in dry_run["present"], "it opens the one condensed lecture"
     assert "tools.handouts slides --condensed" in dry_run["slides"], dry_run["slides"]
-    ignored = subprocess.run(["git", "check-ignore", "-q", "lecture_condensed/00_start_here.ipynb"], cwd=root)
+    ignored = subprocess.run(["git", "check-ignore", "-q", f"lecture_condensed/{lecture_edition.LECTURE}"], cwd=root)
     assert ignored.returncode == 0, "lecture_condensed/ holds the lecturer's copies: git ignores them"
+
+
+def test_make_slides_condensed_is_one_deck_of_the_lectures_slides(root):
+    course = load(root)
+    decks = handouts.deck_notebooks(course.live_notebooks(), condensed=True)
+    assert list(decks) == ["lecture"], f"the condensed lecture is one deck, not {list(decks)}"
+    slides = sum(count for count, _ in lecture_edition.condensed_summary(course).values())
+    assert lecture_edition.slide_count(decks["lecture"]) == slides

@@ -79,3 +79,22 @@ def test_a_cell_ending_in_reveal_shows_the_verdict_once(capfd):
     shell.run_cell("guess.reveal(4000, why='exp keeps its output')")
     shown = capfd.readouterr().out
     assert shown.count("exp keeps its output") == 1, f"the verdict should show once; the cell showed:\n{shown}"
+
+
+@pytest.mark.parametrize("empty", [..., None])
+def test_in_lecture_mode_an_empty_guess_asks_the_room_and_the_reveal_shows_the_answer_without_a_nag(empty, capsys):
+    """The lecture's notebooks run before class with every guess empty: the slide asks the question, and the reveal
+    reads as a measurement, not as "next time write your guess"."""
+    from course_utils import lecture_style
+
+    lecture_style()
+    try:
+        prediction = predict("bytes x.exp() saves", guess=empty)
+        asked = capsys.readouterr().out
+        result = prediction.reveal(4000, why="exp keeps its output")
+    finally:
+        lecture_style(False)
+    assert asked.startswith("Predict: bytes x.exp() saves?") and "guess=" not in asked, asked
+    assert result.text.startswith("[MEASURED] bytes x.exp() saves: the meter read 4.00 kB."), result.text
+    assert "Next time" not in result.text and "NO GUESS" not in result.text and "exp keeps its output" in result.text
+    assert result.status == "no guess"

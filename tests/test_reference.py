@@ -20,7 +20,7 @@ def test_every_reference_file_is_indexed_with_its_script():
 @pytest.fixture
 def fresh_kernel(monkeypatch):
     """As in a kernel that has loaded no reference yet."""
-    monkeypatch.setattr(reference, "_SHOWN", set())
+    monkeypatch.setattr(reference, "_SHOWN", {})
 
 
 @pytest.mark.parametrize("name", reference_names())
@@ -32,9 +32,20 @@ def test_loading_prints_the_provenance(name, capsys, fresh_kernel):
     assert ref.data, "the data file is not empty"
 
 
+def cell(name):
+    """A notebook cell that loads a reference: ipykernel compiles each cell under a file name of its own, the same
+    for the same source."""
+    code = compile(f"reference = cu.load_reference({name!r})", f"cell_{name}_{len(CELLS)}.py", "exec")
+    CELLS.append(code)
+    return lambda: (namespace := {"cu": cu}, exec(code, namespace))[0]["reference"]
+
+
+CELLS = []
+
+
 def test_a_second_load_prints_one_short_line_that_points_back(capsys, fresh_kernel):
-    first = cu.load_reference("h200_pinn_figures")
-    again = cu.load_reference("h200_pinn_figures")
+    first = cell("h200_pinn_figures")()
+    again = cell("h200_pinn_figures")()
     printed = capsys.readouterr().out.splitlines()
     assert printed == [first.citation(), again.reminder()], printed
     assert len(printed[1]) < len(printed[0]) / 3 and "printed above" in printed[1]
@@ -49,3 +60,12 @@ def test_quiet_loading_prints_nothing(capsys):
 def test_an_unknown_name_says_which_names_exist():
     with pytest.raises(KeyError, match="h200_pinn_figures"):
         cu.load_reference("h100")
+
+
+def test_a_cell_run_again_prints_the_whole_provenance_again(capsys, fresh_kernel):
+    """Run All twice: the cell that printed the provenance prints it again (what it printed before is gone), not a
+    line that points to "above"."""
+    loading = cell("h200_pinn_figures")
+    first, again = loading(), loading()
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [first.citation(), again.citation()], printed

@@ -1,7 +1,7 @@
 """Handouts that open with no network: a reveal.js deck per notebook (`make slides`) and a reading site (`make site`).
 
     python -m tools.handouts slides                 # build/slides/NN_name.slides.html and build/slides/index.html
-    python -m tools.handouts slides --condensed     # the condensed lecture's decks in build/slides-condensed/
+    python -m tools.handouts slides --condensed     # the condensed lecture, one deck: build/slides-condensed/lecture.slides.html
     python -m tools.handouts site                   # build/site/index.html and one page per notebook
     python -m tools.handouts slides --build try     # the same under try/ instead of build/
 
@@ -32,7 +32,7 @@ from tools import student_handouts
 from tools.course import ROOT, load
 from tools.editions import learner_edition
 from tools.executed import execute
-from tools.lecture_edition import lecture_edition
+from tools.lecture_edition import LECTURE, lecture_edition, one_lecture
 from tools.project import repository
 from tools.setup_cell import is_setup_cell
 
@@ -284,28 +284,35 @@ def link_decks(nb):
     return nb
 
 
-def build_slides(executed, folder, condensed=False, log=print):
-    """One deck per executed notebook in ``folder`` (the lecture edition, ``condensed`` or not), reveal.js and
-    MathJax beside them, and an index; return ``{deck file name: slide count}``."""
+def deck_notebooks(executed, condensed=False):
+    """``{deck name: notebook}``: the lecture edition of each executed notebook (paths); ``condensed``, one deck, the
+    condensed lecture as one notebook (tools/lecture_edition.py's ``one_lecture``: its parts in order)."""
     import nbformat
 
+    course = load()
+    editions = {path.stem: lecture_edition(link_decks(static_copy(nbformat.read(path, as_version=4))), path.stem,
+                                           course.lecture_path, condensed, course.cut) for path in executed}
+    return {pathlib.Path(LECTURE).stem: one_lecture(editions)} if condensed and editions else editions
+
+
+def build_slides(executed, folder, condensed=False, log=print):
+    """One deck per executed notebook in ``folder`` (the lecture edition; ``condensed``, one deck: the condensed
+    lecture), reveal.js and MathJax beside them, and an index; return ``{deck file name: slide count}``."""
     course = load()
     start, rows = time.perf_counter(), course.lecture_path
     folder.mkdir(parents=True, exist_ok=True)
     copy_reveal(folder / "reveal.js")
     copy_mathjax(folder / "mathjax")
     shutil.copy2(ROOT / "tools" / "rise.css", folder / "rise.css")
-    exporter, decks = slides_exporter(), {}
-    for old in set(folder.glob("*.slides.html")) - {folder / f"{path.stem}.slides.html" for path in executed}:
+    exporter, decks, notebooks = slides_exporter(), {}, deck_notebooks(executed, condensed)
+    for old in set(folder.glob("*.slides.html")) - {folder / f"{stem}.slides.html" for stem in notebooks}:
         old.unlink()  # the deck of a notebook that is gone
-    for path in executed:
-        nb = link_decks(static_copy(nbformat.read(path, as_version=4)))
-        nb = lecture_edition(nb, path.stem, rows, condensed, course.cut)
+    for stem, nb in notebooks.items():
         nb.cells = [cell for cell in nb.cells if not is_setup_cell(cell)]  # Colab's set-up: nothing to show
-        title = first_heading(nb) or path.stem
+        title = "The condensed lecture" if condensed else first_heading(nb) or stem
         nb.metadata["title"] = title
-        page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": path.stem, "path": str(path.parent)}})
-        name = f"{path.stem}.slides.html"
+        page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": stem, "path": str(executed[0].parent)}})
+        name = f"{stem}.slides.html"
         (folder / name).write_text(page)
         decks[name] = (title, slide_count(page))
     listed = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a> ({count} slides, '
@@ -362,9 +369,9 @@ from disk with no network. In a deck: arrow keys or space to move, <kbd>S</kbd> 
 
 SUMMARY = ("{slides} slides in {decks} decks. On the instructor guide's {minutes}-minute lecture path, each section's "
            "speaker notes open with its minutes in class; <code>make slides CONDENSED=1</code> builds that path alone.")
-CONDENSED_SUMMARY = ("<strong>The condensed lecture</strong>: the instructor guide's lecture path alone, each deck its "
-                     "notebook's title slide and live sections: <strong>{slides} slides in {decks} decks, {minutes} "
-                     "minutes</strong> in class. The speaker notes of each section open with its minutes.")
+CONDENSED_SUMMARY = ("<strong>The condensed lecture</strong>: the instructor guide's lecture path alone, one deck of its "
+                     "notebooks' title slides and live sections in order: <strong>{slides} slides in {decks} deck, "
+                     "{minutes} minutes</strong> in class. Each slide's speaker notes open with its minutes.")
 
 
 def shown(path):

@@ -232,6 +232,39 @@ def _marked_cut(nb, name, inside, rows, cut):
     return nb
 
 
+LECTURE = "lecture.ipynb"  # the condensed lecture as one notebook, in lecture_condensed/ (make present CONDENSED=1)
+
+
+def one_lecture(parts):
+    """The condensed lecture as one notebook: ``parts`` (``{notebook stem: its condensed edition}``, in the lecture's
+    order) one after another, every cell of each (its hidden ones still run), so that it is one slideshow, run in one
+    kernel, and one deck. Each cell id gets its notebook's number, so ids stay unique; the metadata is the first part's.
+
+    >>> md = lambda source, kind: nbformat.v4.new_markdown_cell(source, metadata={"slideshow": {"slide_type": kind}})
+    >>> parts = {f"0{n}_x": nbformat.v4.new_notebook(cells=[md(f"# 0{n}", "slide"), md("hidden", "skip")]) for n in (1, 2)}
+    >>> lecture = one_lecture(parts)
+    >>> [cell.source for cell in lecture.cells], slide_count(lecture)
+    (['# 01', 'hidden', '# 02', 'hidden'], 2)
+    """
+    first = next(iter(parts.values()))
+    lecture = nbformat.v4.new_notebook(metadata=copy.deepcopy(first.metadata))
+    lecture.nbformat_minor = max(first.nbformat_minor, 5)
+    for stem, part in parts.items():
+        for index, cell in enumerate(part.cells):
+            cell = copy.deepcopy(cell)
+            cell.id = f"{stem[:2]}-{cell.get('id') or index}"[:64]
+            lecture.cells.append(cell)
+    return lecture
+
+
+def condensed_lecture_text(course, paths=None):
+    """The condensed lecture (:func:`one_lecture`) of the notebooks at ``paths`` (default: the course's, those the
+    condensed lecture shows; executed copies keep their outputs), as the text of an .ipynb file."""
+    paths = course.live_notebooks() if paths is None else paths
+    return notebook_text(one_lecture({path.stem: lecture_edition(read(path), path.stem, course.lecture_path, True,
+                                                                 course.cut) for path in paths}))
+
+
 def lecture_text(course, path, condensed=False):
     """The lecture edition of the notebook at ``path``, as the text of an .ipynb file."""
     return notebook_text(lecture_edition(read(path), path.stem, course.lecture_path, condensed, course.cut))

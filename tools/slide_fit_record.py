@@ -1,12 +1,13 @@
 """The recorded fit of the lecture's slides (data/slide_fit.json), and whether it still describes the notebooks.
 
-    python tests/browser/slide_fit.py --record    # run the lecture path in lecture mode, measure it in chromium, write it
+    python -m tools.slide_fit --record    # (make measure) run the lecture path in lecture mode, measure it in chromium
 
 Measuring every slide of the lecture path in chromium takes minutes, so the test suite reads this record
 (tests/test_slide_fit_record.py): per lecture-path notebook (course.toml's lecture path) and window size, the slides, the
 cut ones, the smallest text and the smallest graph label (as shown, or enlarged by a click), beside a fingerprint of
 what the measurement depends on: each notebook's cells as RISE shows them (type, source, slide type; cells of type
-``skip``, never shown, left out) and the projector stylesheet tools/rise.css. Editing either makes the record stale
+``skip``, never shown, left out), the condensed lecture's one notebook likewise, and the projector stylesheet
+tools/rise.css. Editing either makes the record stale
 until it is measured again; tests/browser/test_projector.py measures 04 live.
 
 >>> cell = {"cell_type": "markdown", "source": "# Title", "metadata": {"slideshow": {"slide_type": "slide"}}}
@@ -23,6 +24,7 @@ import pathlib
 
 from tools.course import ROOT
 from tools.course import load as load_course
+from tools.lecture_edition import LECTURE
 
 RECORD = "data/slide_fit.json"
 STYLESHEET = "tools/rise.css"
@@ -47,18 +49,16 @@ def stylesheet_fingerprint(root=ROOT):
     return hashlib.sha256((root / STYLESHEET).read_bytes()).hexdigest()
 
 
-def condensed_fingerprint(path, root=ROOT):
-    """The fingerprint of the condensed lecture's edition of the notebook at ``path`` (its cut, course.toml's, too)."""
-    from tools.course import read
-    from tools.lecture_edition import lecture_edition
+def condensed_fingerprint(root=ROOT):
+    """The fingerprint of the condensed lecture, one notebook (its parts' cells and course.toml's cut)."""
+    from tools.lecture_edition import condensed_lecture_text
 
-    course = load_course(root)
-    return fingerprint(lecture_edition(read(path), path.stem, course.lecture_path, True, course.cut).cells)
+    return fingerprint(json.loads(condensed_lecture_text(load_course(root)))["cells"])
 
 
 def make(results, command, root=ROOT, condensed=None):
     """The record of ``results`` (``slide_fit.measure``'s ``{notebook file: {"WxH": summary}}``) and of the condensed
-    lecture's ``condensed`` (the same, for its editions), per-slide data left out."""
+    lecture's ``condensed`` (the same, for its one notebook), per-slide data left out."""
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
     def kept(found, fingerprinted):
@@ -68,7 +68,7 @@ def make(results, command, root=ROOT, condensed=None):
     return {"provenance": {"command": command, "date": date},
             "stylesheet_sha256": stylesheet_fingerprint(root),
             "notebooks": kept(results, notebook_fingerprint),
-            "condensed": kept(condensed or {}, lambda path: condensed_fingerprint(path, root))}
+            "condensed": kept(condensed or {}, lambda path: condensed_fingerprint(root))}
 
 
 def load(root=ROOT):
@@ -88,11 +88,9 @@ def stale(record, root=ROOT):
     for name, path in sorted(wanted.items()):
         if name in record["notebooks"] and record["notebooks"][name]["source_sha256"] != notebook_fingerprint(path):
             found.append(f"notebooks/{path.name} changed (its cells or their slide types)")
-    condensed = {path.stem: path for path in load_course(root).live_notebooks()}
-    measured = record.get("condensed", {})
-    if set(condensed) != set(measured):
-        found.append(f"the condensed lecture shows {sorted(condensed)}, the record measured {sorted(measured)}")
-    for name, path in sorted(condensed.items()):
-        if name in measured and measured[name]["source_sha256"] != condensed_fingerprint(path, root):
-            found.append(f"the condensed edition of notebooks/{path.name} changed (its cells, slide types or cut)")
+    measured, lecture = record.get("condensed", {}), pathlib.Path(LECTURE).stem
+    if set(measured) != {lecture}:
+        found.append(f"the condensed lecture is one notebook ({LECTURE}); the record measured {sorted(measured)}")
+    elif measured[lecture]["source_sha256"] != condensed_fingerprint(root):
+        found.append("the condensed lecture changed (its notebooks' cells, slide types or cut)")
     return found

@@ -9,7 +9,8 @@ what the meter read and says why the meter read that, in the checkers' voice::
     exp_saves.reveal(graph.bytes, why="exp's derivative is exp: it keeps its output")
 
 An empty guess (``...`` or ``None``) never fails a notebook: ``predict`` asks gently for one, and
-``reveal`` still shows the answer, so the notebook runs top to bottom under nbval.
+``reveal`` still shows the answer, so the notebook runs top to bottom under nbval. In lecture mode (``make present``,
+whose notebooks run before class) an empty guess asks the room instead, and the reveal reads "[MEASURED] ...".
 
 >>> p = predict("bytes x.exp() saves", guess=8000)
 Your guess for 'bytes x.exp() saves': 8.00 kB. Now run the measurement.
@@ -24,6 +25,8 @@ import math
 from dataclasses import dataclass
 
 from autograd_memory import format_bytes
+
+from . import lecture
 
 __all__ = ["predict", "Prediction", "Reveal", "UNITS"]
 
@@ -101,7 +104,11 @@ class Prediction:
         return UNITS[self.unit](value)
 
     def ask(self):
-        """The line the predict cell prints."""
+        """The line the predict cell prints: in lecture mode (:func:`~course_utils.teaching.lecture.is_on`, the
+        notebooks run before class with every guess empty) an empty guess asks the room the question."""
+        offered = f" ({' / '.join(map(str, self.choices))})" if self.choices is not None else ""
+        if self.empty and lecture.is_on():
+            return f"Predict: {self.question.rstrip('?')}?{offered} Commit a guess, then run the measurement."
         if self.empty:
             wanted = (f"one of {', '.join(map(repr, self.choices))}" if self.choices is not None
                       else f"a number ({self.unit})")
@@ -116,6 +123,8 @@ class Prediction:
         """
         because = f" Why: {why.rstrip('.')}." if why else ""
         shown = self._format(measured)
+        if self.empty and lecture.is_on():  # the room guessed aloud: the measurement, no nag
+            return self._say(measured, "no guess", f"[MEASURED] {self.question}: the meter read {shown}.{because}")
         if self.empty:
             return self._say(measured, "no guess", f"[NO GUESS] {self.question}: the meter read {shown}.{because} "
                              "Next time write your guess in the predict cell before you run the measurement.")

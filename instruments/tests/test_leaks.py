@@ -477,3 +477,20 @@ def test_a_leak_made_on_another_thread_is_found_and_says_on_which():
     report = find_leaks(step)
     assert report.top is not None and report.top.bytes_per_step == 4 * N, report
     assert report.top.holder == "kept[-1]" and "made on thread loader" in report.top.where, report
+
+
+def test_a_file_beside_the_working_folder_is_named_relative_to_it_not_by_its_machine_path(tmp_path, monkeypatch):
+    """A notebook in a copy's folder (my_notebooks/, lecture_condensed/) examines a script in notebooks/clinic/: the
+    report names it as ``../notebooks/clinic/x.py``, the same from whichever folder the course was cloned into."""
+    from autograd_memory.diagnosing.sites import source_location
+
+    script = tmp_path / "notebooks" / "clinic" / "step.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("def step():\n    return 1\n")
+    namespace = {}
+    exec(compile(script.read_text(), str(script), "exec"), namespace)
+    (tmp_path / "my_notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "my_notebooks")
+    assert source_location(namespace["step"].__code__, 2) == "../notebooks/clinic/step.py, line 2"
+    monkeypatch.chdir(script.parent)
+    assert source_location(namespace["step"].__code__, 2) == "step.py, line 2"

@@ -3,18 +3,17 @@
 Notebook 01's MLP graph (16 nodes, 10 ranks) does not fit a 1280x720 slide with labels of 16 px, so the slide draws
 it smaller and a click shows it over the window (autograd_memory.views.zoom). Here a notebook that draws it is executed
 twice: in lecture mode, as `make present` runs it, and shown by RISE with the course's tools/rise.css (measured by
-tests/browser/slide_fit.py, which clicks every graph drawn with labels under 16 px, reads the enlarged view's labels
+tools/slide_fit.py, which clicks every graph drawn with labels under 16 px, reads the enlarged view's labels
 and closes it with Esc); and as `make slides` runs it, then built into an offline deck (tools/handouts.py) and
 clicked the same way. Both: the labels are under 16 px on the slide, at least 16 px enlarged, and Esc closes the
 view and leaves the slideshow on its slide (slide_fit.zoomed_label_px checks that). Screenshots of the enlarged
 views go to ``artifacts/graph_zoom/``.
 """
 import nbformat
-import slide_fit
 from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT
 
 from course_utils import lecture
-from tools import executed, handouts
+from tools import executed, handouts, slide_fit
 
 MIN_PX = 16
 SHOTS = ROOT / "artifacts" / "graph_zoom"

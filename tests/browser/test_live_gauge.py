@@ -6,99 +6,19 @@ gauge's displayed value changed at least three times while the cell was still ru
 and that the final value is the meter's.
 A screenshot goes to ``artifacts/live_gauge.png``. ``make test`` installs chromium when it is missing.
 """
-import json
-import os
 import re
-import secrets
 import shutil
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 from course_utils import format_bytes
+from tools.lab_server import CHROMIUM, CHROMIUM_FLAGS, LAB_SETTINGS, Lab, api  # noqa: F401 (the tests' helpers)
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (not from conftest: notebooks/ has one too)
 
 HERE = Path(__file__).resolve().parent
 NOTEBOOK = "live_gauge.ipynb"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
 GAUGE_VALUE = ".amlab-gauge-live .amlab-gauge-value span"
-# JupyterLab's settings for this throw-away server: the ones `make` gives the course's environment (no news to ask
-# about, no update checks), as user settings files ("@org/plugin:id" -> "@org/plugin/id.jupyterlab-settings").
-# Autosave is off here: a test that opens one notebook in JupyterLab and again as a RISE slideshow (two documents on
-# one file) otherwise meets "File Changed" when one autosaves after the other, and that dialog swallows the keys the
-# test presses on the slide (seen on a loaded machine, where running the cells takes longer than autosave's 120 s).
-LAB_SETTINGS = {plugin.replace(":", "/") + ".jupyterlab-settings": values for plugin, values in
-                {**json.loads((ROOT / "tools" / "jupyterlab_overrides.json").read_text()),
-                 "@jupyterlab/docmanager-extension:plugin": {"autosave": False}}.items()}
-
-
-def api(url, token, method="GET"):
-    request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {token}"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        body = response.read()
-    return json.loads(body) if body else None
-
-
-class Lab:
-    """A JupyterLab server in a temporary folder; ``stop()`` shuts its kernels and itself down."""
-
-    def __init__(self, folder, port, env=None, args=()):
-        self.port, self.token = port, secrets.token_hex(24)
-        self.base = f"http://127.0.0.1:{self.port}"
-        settings = folder / "lab-settings"
-        for name, values in LAB_SETTINGS.items():
-            (settings / name).parent.mkdir(parents=True, exist_ok=True)
-            (settings / name).write_text(json.dumps(values))
-        (folder / "runtime").mkdir()
-        (folder / "workspaces").mkdir()
-        self.log = open(folder / "jupyter.log", "w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
-             "--ServerApp.port_retries=0",
-             f"--IdentityProvider.token={self.token}", *(["--allow-root"] if os.geteuid() == 0 else []),
-             f"--ServerApp.root_dir={folder / 'notebooks'}",
-             f"--LabServerApp.user_settings_dir={settings}", f"--LabServerApp.workspaces_dir={folder / 'workspaces'}",
-             *args],
-            stdout=self.log, stderr=subprocess.STDOUT, cwd=folder,
-            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(folder / "runtime"), **(env or {})},
-        )
-
-    def wait_until_up(self, timeout=90):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"jupyter lab exited early; see {self.log.name}"
-            try:
-                api(f"{self.base}/api/status", self.token)
-                return
-            except OSError:
-                time.sleep(0.5)
-        raise AssertionError(f"jupyter lab did not answer within {timeout} s; see {self.log.name}")
-
-    def stop(self):
-        try:
-            if self.process.poll() is None:
-                for kernel in api(f"{self.base}/api/kernels", self.token):
-                    api(f"{self.base}/api/kernels/{kernel['id']}", self.token, method="DELETE")
-                api(f"{self.base}/api/shutdown", self.token, method="POST")
-        except OSError:
-            pass
-        finally:
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.send_signal(signal.SIGTERM)
-                try:
-                    self.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait(timeout=10)
-            self.log.close()
 
 
 def dismiss_dialogs(page):

@@ -1,16 +1,15 @@
 """The lecture's slides on a projector: notebook 04 executed in lecture mode (as `make present` runs it), shown by
 RISE with the course's tools/rise.css and RISE settings, measured slide by slide in chromium at 1280x720
-(tests/browser/slide_fit.py): no slide is cut off below the window, and no text is under 24 px.
+(tools/slide_fit.py): no slide is cut off below the window, and no text is under 24 px.
 
-The whole lecture path, at 1280x720 and 1920x1080, is measured by `python tests/browser/slide_fit.py --record` into
+The whole lecture path, at 1280x720 and 1920x1080, is measured by `python -m tools.slide_fit --record` into
 data/slide_fit.json, which tests/test_slide_fit_record.py checks; this test keeps that measurement honest on one
 notebook. Screenshots of any cut slide go to ``artifacts/projector/``.
 """
-import slide_fit
 from test_live_gauge import ROOT
 
 from course_utils import lecture
-from tools import executed
+from tools import executed, slide_fit
 
 NOTEBOOK = ROOT / "notebooks" / "04_euler_ode_truncation.ipynb"
 MIN_TEXT_PX = 24

@@ -7,7 +7,8 @@ four slides, each with a speaker note, the way `make present` serves the lecture
 speaker window is connected and well past the patch's guard, and checks: the deck is still on the third slide, the
 speaker window shows the third slide's note once, and the next slide's note after the deck moves on. Run it with
 ``AMLAB_UNPATCHED=1`` to see the bug (the test then fails). Screenshot: ``artifacts/speaker_view.png``.
-The patch also shows each slide's minute of the lecture, read from its notes (``artifacts/pace_marker.png``), and
+The patch also shows each slide's minute of the lecture, read from its notes, when the lecturer presses M
+(``artifacts/pace_marker.png``), and
 fits each slide whole into the speaker window's previews (``artifacts/speaker_previews.png``).
 """
 import contextlib
@@ -119,23 +120,35 @@ def test_pressing_t_keeps_the_deck_on_its_slide_and_shows_each_note_once(tmp_pat
         "the speaker window follows the deck")
 
 
-READ_PACE = "() => { const badge = document.getElementById('amlab-pace'); return badge ? badge.textContent : null; }"
+READ_PACE = """() => {
+    const badge = document.getElementById('amlab-pace');
+    return badge && getComputedStyle(badge).display !== 'none' ? badge.textContent : '';
+}"""
 
 
-def test_each_slide_shows_its_minute_of_the_lecture_from_its_speaker_notes(tmp_path, free_port):
+def test_the_lecture_minute_shows_only_for_the_lecturer_who_presses_m(tmp_path, free_port):
+    """The room sees the slide, not the lecturer's pace: the minute each slide's speaker notes give (the speaker
+    window shows them) stays off the projector until the lecturer presses M, and M again hides it."""
     from tools.lecture_edition import pace, timing
 
     notes = ["no place in the lecture", pace(2, 14, 90), timing(6, 8, 90)]  # as the lecture edition writes them
     with presenting(tmp_path, free_port, notes) as page:
-        shown = [page.evaluate(READ_PACE)]
-        for _ in notes[1:]:
-            page.keyboard.press("ArrowRight")  # as a clicker moves the deck
+        def press(key):
+            page.keyboard.press(key)
             page.wait_for_timeout(800)
-            shown.append(page.evaluate(READ_PACE))
-        page.screenshot(path=str(ROOT / "artifacts" / "pace_marker.png"))
+            return page.evaluate(READ_PACE)
 
-    assert shown == ["", "minute 14 of 90", "minute 8 of 90"], (
-        f"each slide should show the minute its speaker notes give, and nothing without one; they show {shown}")
+        hidden = [page.evaluate(READ_PACE), press("ArrowRight")]  # as a clicker moves the deck
+        shown = [press("m"), press("ArrowRight"), press("ArrowLeft"), press("ArrowLeft")]
+        page.screenshot(path=str(ROOT / "artifacts" / "pace_marker.png"))
+        press("ArrowRight")
+        off = press("m")
+        where = shown_slide(page)
+
+    assert hidden == ["", ""], f"the projector shows the lecturer's pace before it is asked for: {hidden}"
+    assert shown == ["minute 14 of 90", "minute 8 of 90", "minute 14 of 90", ""], (
+        f"after M each slide should show the minute its speaker notes give, and nothing without one; they show {shown}")
+    assert off == "" and where == "slide-1-0", f"M again hides it ({off!r}) and leaves the deck where it was ({where})"
 
 
 SLIDE_FITS = """() => {

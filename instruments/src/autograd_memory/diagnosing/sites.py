@@ -151,10 +151,15 @@ def frame_file(code):
     return code.co_filename if cell is None else f"cell [{cell}]"
 
 
+_CLIMB = 2  # source_location names a file relative to the working folder when it climbs at most this many folders
+
+
 def source_location(code, line):
     """Where a code object's line is, for people: ``cell [12], line 4`` for a notebook cell
     (ipykernel compiles each cell under a file name of its own, mapped to its execution count),
-    else the file (relative to the working directory when under it) and line.
+    else the file and line: relative to the working directory (a notebook's folder) when it is under it or under
+    the folder one or two levels up (``../notebooks/clinic/step.py`` from a copy's folder beside ``notebooks/``), so
+    that what a report prints does not depend on where the course was cloned; else its whole path.
 
     >>> source_location(source_location.__code__, 3).endswith("sites.py, line 3")
     True
@@ -165,8 +170,13 @@ def source_location(code, line):
     cell = _cell_number(filename)
     if cell is not None:
         return f"cell [{cell}], line {line}"
-    if os.path.isabs(filename) and filename.startswith(os.getcwd() + os.sep):
-        filename = os.path.relpath(filename)
+    if os.path.isabs(filename):
+        try:
+            relative = os.path.relpath(filename)
+        except ValueError:  # on another drive (Windows): no relative path
+            relative = filename
+        if relative.split(os.sep)[:_CLIMB + 1].count(os.pardir) <= _CLIMB:
+            filename = relative
     return f"{filename}, line {line}"
 
 

@@ -15,10 +15,11 @@
    3. The previews (this slide, the next) cut their slides off under large "?" icons: each preview is a RISE page
       (?receiver) laid out at its small frame's size with the projector's 24 px text. A preview now lays its slide
       out at 1280x720 and shrinks it to the frame, so it shows the slide whole, as the room sees it.
-   And it adds one thing: the lecturer's pace on the projected slide. A slide whose speaker notes open with its place
-   in the lecture (tools/lecture_edition.py: "(minute 14 to 16 of 90)" on every slide of the condensed lecture, "(lecture
-   path, from minute 8 of 90)" where a live section starts) shows "minute 14 of 90" in its bottom-left corner, small
-   and grey, outside the slide's content; a slide without one shows nothing. */
+   And it adds one thing: the lecturer's pace, for the lecturer. The speaker window shows each slide's notes, which
+   open with its place in the lecture (tools/lecture_edition.py: "(minute 14 to 16 of 90)" on every slide of the
+   condensed lecture, "(lecture path, from minute 8 of 90)" where a live section starts). On the projected deck the
+   key M (outside a cell's editor) toggles "minute 14 of 90" in the bottom-left corner, small and grey; it starts off,
+   so the room sees only the slide; a slide without a place shows nothing. */
 (function () {
   var GUARD_MS = 4000;
   var HIDE_RAW_NOTES =
@@ -63,7 +64,7 @@
       badge = document.createElement('div');
       badge.id = 'amlab-pace';
       badge.style.cssText = 'position: fixed; left: 12px; bottom: 8px; z-index: 40; font: 18px sans-serif;' +
-        ' color: #767676; pointer-events: none;';
+        ' color: #767676; pointer-events: none; display: none;';
       document.body.appendChild(badge);
     }
     var slide = document.querySelector('.reveal .slides > section.present > section.present');
@@ -73,9 +74,20 @@
     badge.textContent = found ? 'minute ' + found[1] + ' of ' + found[2] : '';
   }
 
+  function togglePace(event) {  // key M, outside an editor: before JupyterLab's M (a cell to Markdown) sees it
+    var editing = event.target.closest && event.target.closest('.cm-editor, input, textarea, [contenteditable]');
+    if (event.key !== 'm' || event.ctrlKey || event.metaKey || event.altKey || editing) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    showPace();
+    var badge = document.getElementById('amlab-pace');
+    badge.style.display = badge.style.display === 'none' ? '' : 'none';
+  }
+
   function showPaceOnEverySlide() {
     document.addEventListener('ready', showPace, true);  // reveal.js's events bubble from its .reveal element
     document.addEventListener('slidechanged', showPace, true);
+    window.addEventListener('keydown', togglePace, true);
   }
 
   // The speaker window's previews are the deck in small frames. RISE lays a slide out at the frame's own size, so a

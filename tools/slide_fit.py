@@ -1,9 +1,9 @@
 """Every slide of a notebook in RISE, measured in chromium: is anything cut off, and how small is the text?
 
-    python tests/browser/slide_fit.py build/executed/04_euler_ode_truncation.ipynb   # at 1280x720 and 1920x1080
-    python tests/browser/slide_fit.py NB... --bare        # RISE as it comes (the "before")
-    python tests/browser/slide_fit.py NB... --sizes 1280x720 --json out.json --shots artifacts/fit
-    python tests/browser/slide_fit.py --record   # the lecture path, run in lecture mode, into data/slide_fit.json
+    python -m tools.slide_fit build/executed/04_euler_ode_truncation.ipynb   # at 1280x720 and 1920x1080
+    python -m tools.slide_fit NB... --bare        # RISE as it comes (the "before")
+    python -m tools.slide_fit NB... --sizes 1280x720 --json out.json --shots artifacts/fit [--every]
+    python -m tools.slide_fit --record   # the lecture path, run in lecture mode, into data/slide_fit.json (make measure)
 
 Serves the notebooks (executed copies, so that their outputs are on the slides: ``python -m tools.executed``) with
 a fresh JupyterLab, opens RISE's page ``/rise/<notebook>`` in Debian's chromium at each window size, visits every
@@ -32,14 +32,10 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parents[1])]  # run as a script: its test helpers, the tools
-
-import test_live_gauge  # noqa: E402
-from test_live_gauge import CHROMIUM, CHROMIUM_FLAGS, ROOT, Lab  # noqa: E402
-
-from autograd_memory import display_settings  # noqa: E402
-from tools import slide_fit_record  # noqa: E402
+from autograd_memory import display_settings
+from tools import slide_fit_record
+from tools.course import ROOT
+from tools.lab_server import CHROMIUM, CHROMIUM_FLAGS, LAB_SETTINGS, Lab
 
 STYLESHEET = ROOT / "tools" / "rise.css"
 RISE_SETTINGS = "jupyterlab-rise/plugin.jupyterlab-settings"  # RISE's settings in tools/jupyterlab_overrides.json
@@ -159,8 +155,9 @@ def zoomed_label_px(page, picture, shot=None):
     return px
 
 
-def measure_notebook(page, lab, name, shots=None, tag=""):
-    """Open ``name``'s slideshow on ``page`` and measure every (sub)slide; return the list of measurements."""
+def measure_notebook(page, lab, name, shots=None, tag="", every=False):
+    """Open ``name``'s slideshow on ``page`` and measure every (sub)slide; return the list of measurements. With
+    ``shots`` (a folder), a screenshot of each cut slide and each slide with a graph (``every``: of every slide)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     page.goto(f"{lab.base}/rise/{name}?token={lab.token}")
@@ -192,7 +189,7 @@ def measure_notebook(page, lab, name, shots=None, tag=""):
         labels = [graph.get("zoomed_px") or graph["px"] for graph in found["graphs"]]
         found["graph_label_px"] = min(labels) if labels else None
         slides.append(found)
-        if shots is not None and (found["cut"] or found["graphs"]):
+        if shots is not None and (every or found["cut"] or found["graphs"]):
             page.screenshot(path=str(shots / f"{Path(name).stem}_{tag}_{slide_id}.png"))
     return slides
 
@@ -231,7 +228,7 @@ def unexecuted(nb):
             and cell.get("metadata", {}).get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
 
 
-def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, shots=None):
+def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, shots=None, every=False):
     """``{notebook: {"WxH": summary}}`` for the notebooks (paths, each fully executed: a notebook with a shown cell
     that has not run is refused), served from ``folder`` (a temporary folder)."""
     import nbformat
@@ -246,16 +243,12 @@ def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, s
                              "an executed copy (python -m tools.executed, or --record, which runs them)")
         NotebookNotary().sign(nb)
         nbformat.write(nb, folder / "notebooks" / Path(notebook).name)
-    settings = dict(test_live_gauge.LAB_SETTINGS)
+    settings = dict(LAB_SETTINGS)
     if bare:
         settings.pop(RISE_SETTINGS, None)
     else:
         shutil.copy(STYLESHEET, folder / "notebooks" / "rise.css")
-    saved, test_live_gauge.LAB_SETTINGS = test_live_gauge.LAB_SETTINGS, settings
-    try:
-        lab = Lab(folder, port)
-    finally:
-        test_live_gauge.LAB_SETTINGS = saved
+    lab = Lab(folder, port, lab_settings=settings)
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
     results = {}
@@ -270,7 +263,7 @@ def measure(notebooks, folder, port, sizes=slide_fit_record.SIZES, bare=False, s
                     for notebook in notebooks:
                         name = Path(notebook).name
                         tag = f"{width}x{height}_{'bare' if bare else 'course'}"
-                        slides = measure_notebook(page, lab, name, shots, tag)
+                        slides = measure_notebook(page, lab, name, shots, tag, every)
                         results.setdefault(name, {})[f"{width}x{height}"] = {**summary(slides), "per_slide": slides}
                     page.close()
             finally:
@@ -288,21 +281,20 @@ def record(port):
     from course_utils import lecture
     from tools import executed
     from tools.course import load
-    from tools.lecture_edition import lecture_text
+    from tools.lecture_edition import LECTURE, condensed_lecture_text
 
     os.environ[lecture.ENV_VAR] = "1"  # the kernels nbclient starts inherit it, as make present's kernels do
     course = load()
     with tempfile.TemporaryDirectory() as folder:
         copies = executed.execute(Path(folder) / "build", course.lecture_notebooks())
-        condensed = Path(folder) / "condensed"  # the condensed lecture: each executed copy's condensed edition
-        condensed.mkdir()
-        shown = {path.name for path in course.live_notebooks()}
-        for copy in (copy for copy in copies if Path(copy).name in shown):
-            (condensed / Path(copy).name).write_text(lecture_text(course, Path(copy), condensed=True))
+        condensed = Path(folder) / "condensed" / LECTURE  # the condensed lecture, one notebook of the executed copies
+        condensed.parent.mkdir()
+        executed_copies = {Path(copy).name: Path(copy) for copy in copies}
+        condensed.write_text(condensed_lecture_text(course, [executed_copies[path.name] for path in course.live_notebooks()]))
         results = measure(copies, Path(folder) / "lab", port)
-        results_condensed = measure(sorted(condensed.glob("*.ipynb")), Path(folder) / "lab-condensed", port)
+        results_condensed = measure([condensed], Path(folder) / "lab-condensed", port)
     path = ROOT / slide_fit_record.RECORD
-    made = slide_fit_record.make(results, "python tests/browser/slide_fit.py --record", condensed=results_condensed)
+    made = slide_fit_record.make(results, "python -m tools.slide_fit --record", condensed=results_condensed)
     path.write_text(json.dumps(made, indent=1) + "\n")
     print(f"[slide_fit] wrote {path.relative_to(ROOT)}")
     return results
@@ -320,6 +312,7 @@ def main(argv=None):
     parser.add_argument("--json", type=Path, help="write every measurement here")
     parser.add_argument("--shots", type=Path, help="a screenshot of every cut slide, every slide with a graph and each "
                         "graph enlarged by a click, in this folder")
+    parser.add_argument("--every", action="store_true", help="with --shots: a screenshot of every slide")
     args = parser.parse_args(argv)
     if bool(args.notebooks) == args.record:
         parser.error("name executed notebooks to measure, or --record (the lecture path, executed here)")
@@ -332,7 +325,7 @@ def main(argv=None):
         results = record(port)
     else:
         with tempfile.TemporaryDirectory() as folder:
-            results = measure(args.notebooks, Path(folder), port, sizes, args.bare, args.shots)
+            results = measure(args.notebooks, Path(folder), port, sizes, args.bare, args.shots, args.every)
     for name, by_size in results.items():
         for size, found in by_size.items():
             print(f"{name} {size}: {found['slides']} slides, {found['cut']} cut ({found['unreachable']} unreachable), "
