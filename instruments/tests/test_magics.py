@@ -11,7 +11,7 @@ CELLS = [
     "%%timeline\nloss = w.exp().sum()\nloss.backward()",
     "%memory",
     "%%find_leaks --steps\npass",
-    "%%find_leaks --steps 2 --snapshot leaky_step.html\ny = w * 2\nkept.append(y)",
+    "%%find_leaks --steps 3 --snapshot leaky_step.html\ny = w * 2\nkept.append(y)",
     "%%timeline --snapshot step.pickle\nloss = w.exp().sum()\nloss.backward()",
     "%%timeline --snapshot step.txt\npass",
 ]
